@@ -1,0 +1,97 @@
+# pmuos: a bare-metal x86-64 kernel that gives programs the Linux perf_event ABI.
+# make            the kernel, the userland and the BIOS+UEFI ISO
+# make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU
+# make test       self-tests and the userland suite on pmuos (BIOS, UEFI) and Linux
+# make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
+# make bench      cost figures in guest instructions, pmuos against Linux
+
+BUILD ?= build
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+NASM ?= nasm
+LD ?= ld
+PYTHON ?= python3
+
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
+	-ffreestanding -nostdlib -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
+	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fno-builtin-printf \
+	-Wall -Wextra -Werror -Wno-unused-parameter \
+	-isystem $(BUILD)/uapi -Iinclude
+# GCC keeps KTEST tables in source order with this; clang has no such flag.
+KERNEL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-toplevel-reorder)
+NASMFLAGS := -f elf64 -g -F dwarf
+KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack -T linker.ld
+
+BOOT_ASM := boot/multiboot.asm boot/entry.asm
+KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm
+KERNEL_C := \
+	kernel/main.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
+	kernel/traps.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/tsc.c \
+	kernel/timer.c kernel/ktest.c kernel/task.c kernel/msr.c \
+	kernel/lib/string.c kernel/lib/vsprintf.c \
+	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
+	kernel/mm/uaccess.c kernel/mm/uspace.c \
+	kernel/test/mm.c kernel/test/cpu.c
+
+KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \
+	$(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C))
+KERNEL := $(BUILD)/pmuos.elf
+ISO := $(BUILD)/pmuos.iso
+
+include user/user.mk
+
+.PHONY: all kernel iso run test debug bench deps clean
+all: $(ISO)
+kernel: $(KERNEL)
+
+$(BUILD)/%.o: %.c | $(BUILD)/uapi/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $<"
+	@$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) $< -o $@
+
+$(KERNEL): $(KERNEL_OBJS) linker.ld
+	$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) -o $@
+	nm -n $@ > $(BUILD)/kernel.sym
+	objdump -d -M intel --no-show-raw-insn $@ > $(BUILD)/kernel.asm
+
+# The default image: the kernel and the test programs as modules, in order.
+module_arg = $(1)$(if $(USER_ARGS_$(notdir $(1))),:$(USER_ARGS_$(notdir $(1))))
+$(ISO): $(KERNEL) $(USER_TEST_PROGS) tests/qemu/image.py
+	$(PYTHON) tests/qemu/image.py --kernel $(KERNEL) -o $@ \
+		$(foreach p,$(USER_TEST_PROGS),--module '$(call module_arg,$(p))')
+
+iso: $(ISO)
+
+deps:
+	@sh tests/qemu/deps.sh
+
+PROG ?=
+ARGS ?=
+run: deps $(KERNEL) $(BUILD)/user/demo
+	$(PYTHON) tests/qemu/image.py --kernel $(KERNEL) -o $(BUILD)/run.iso \
+		--module '$(if $(PROG),$(PROG),$(BUILD)/user/demo)$(if $(ARGS),:$(ARGS))'
+	$(PYTHON) tests/qemu/run.py --interactive --firmware bios --iso $(BUILD)/run.iso
+
+test: deps
+	$(MAKE) all
+	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --iso $(ISO) \
+		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
+
+debug: deps $(ISO)
+	printf 'file $(KERNEL)\ntarget remote :1234\n' > $(BUILD)/gdbinit
+	@echo "pmuos: QEMU waits for gdb on :1234; in another terminal: gdb -x $(BUILD)/gdbinit"
+	$(PYTHON) tests/qemu/run.py --interactive --firmware bios --iso $(ISO) --gdb
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KERNEL_OBJS:.o=.d)

@@ -1,0 +1,85 @@
+/* The freestanding string routines GCC and clang may call implicitly. */
+#include "string.h"
+#include <stdint.h>
+
+void *memcpy(void *dst, const void *src, size_t n)
+{
+	void *ret = dst;
+	__asm__ volatile("rep movsb"
+			 : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	return ret;
+}
+
+void *memmove(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (d <= s || d >= s + n)
+		return memcpy(dst, src, n);
+	while (n--)
+		d[n] = s[n];
+	return dst;
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+	void *ret = dst;
+	__asm__ volatile("rep stosb"
+			 : "+D"(dst), "+c"(n) : "a"(c) : "memory");
+	return ret;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (; n; n--, x++, y++)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
+size_t strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+size_t strnlen(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && s[n])
+		n++;
+	return n;
+}
+
+int strcmp(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+	for (; n; n--, a++, b++) {
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		if (!*a)
+			return 0;
+	}
+	return 0;
+}
+
+char *strchr(const char *s, int c)
+{
+	for (; *s; s++)
+		if (*s == (char)c)
+			return (char *)s;
+	return c ? NULL : (char *)s;
+}

@@ -1,0 +1,53 @@
+/* The kernel's entry from boot/entry.asm: bring the machine up in order, test
+ * it, run the userland programs, halt. */
+#include "apic.h"
+#include "cmdline.h"
+#include "console.h"
+#include "cpu.h"
+#include "gdt.h"
+#include "idt.h"
+#include "ktest.h"
+#include "multiboot.h"
+#include "panic.h"
+#include "printk.h"
+#include "timer.h"
+#include "tsc.h"
+#include "x86.h"
+#include "mm/frames.h"
+#include "mm/paging.h"
+
+static void print_banner(void)
+{
+	printk("pmuos: booted by %s, command line \"%s\"\n", boot_info.loader,
+	       boot_info.cmdline);
+	cpu_print_banner();
+	printk("pmuos: memory: %lu MiB usable in %lu frames, %d modules, ACPI RSDP %s\n",
+	       frame_stats.total * PAGE_SIZE / MiB, frame_stats.total,
+	       boot_info.nr_modules, boot_info.rsdp_size ? "present" : "absent");
+	printk("pmuos: APIC: %s, id %u; TSC %lu kHz (%s); LAPIC timer %lu kHz%s\n",
+	       apic_is_x2apic() ? "x2APIC" : "xAPIC", apic_id(), tsc_hz / 1000,
+	       tsc_source, apic_timer_hz / 1000,
+	       cpu_caps.tsc_deadline ? ", TSC-deadline mode" : "");
+}
+
+void kmain(uint32_t magic, uint32_t info_phys)
+{
+	console_init();		// serial console
+	gdt_init();		// segments, TSS
+	idt_init();		// exception and interrupt gates
+	multiboot_parse(magic, info_phys);	// memory map, modules
+	cpu_init();		// CPUID, NX, SMEP, SMAP
+	paging_init();		// direct map, W^X kernel image
+	frames_init();		// physical memory
+	gdt_init_ist();		// NMI, #DF, #MC stacks
+	pic_disable();		// legacy PIC off
+	apic_init();		// local APIC
+	tsc_init();		// TSC and LAPIC timer frequency
+	timer_init();		// deadline queue
+	sti();
+
+	printk("pmuos 0.1\n");
+	print_banner();
+	ktest_run_all();
+	machine_halt(0);
+}

@@ -1,0 +1,78 @@
+; The only instructions that touch user memory (uaccess.c checks ranges first). Each may fault; the exception
+; table (.extable, see traps.c) sends the fault to a fixup that returns -EFAULT.
+; SMAP is opened (STAC) only around the access.
+bits 64
+default rel
+
+extern smap_enabled
+EFAULT equ 14
+
+%macro SMAP_OPEN 0
+	test byte [smap_enabled], 1
+	jz %%done
+	stac
+%%done:
+%endmacro
+
+%macro SMAP_CLOSE 0
+	test byte [smap_enabled], 1
+	jz %%done
+	clac
+%%done:
+%endmacro
+
+section .text
+
+; int __copy_user(void *dst, const void *src, size_t n): 0 or -EFAULT
+global __copy_user
+__copy_user:
+	SMAP_OPEN
+	mov rcx, rdx
+.copy:	rep movsb
+	SMAP_CLOSE
+	xor eax, eax
+	ret
+.copy_fault:
+	SMAP_CLOSE
+	mov eax, -EFAULT
+	ret
+
+; int __clear_user(void *dst, size_t n): 0 or -EFAULT
+global __clear_user
+__clear_user:
+	SMAP_OPEN
+	mov rcx, rsi
+	xor eax, eax
+.clear:	rep stosb
+	SMAP_CLOSE
+	ret
+.clear_fault:
+	SMAP_CLOSE
+	mov eax, -EFAULT
+	ret
+
+; long __strncpy_user(char *dst, const char *src, size_t n): the length of the
+; string copied with its NUL, n if no NUL came within n bytes, or -EFAULT.
+global __strncpy_user
+__strncpy_user:
+	SMAP_OPEN
+	xor eax, eax
+.next:	cmp rax, rdx
+	je .done
+.load:	movzx ecx, byte [rsi + rax]
+	mov [rdi + rax], cl
+	inc rax
+	test ecx, ecx
+	jnz .next
+.done:	SMAP_CLOSE
+	ret
+.load_fault:
+	SMAP_CLOSE
+	mov rax, -EFAULT
+	ret
+
+section .extable
+align 8
+	dq __copy_user.copy, __copy_user.copy_fault
+	dq __clear_user.clear, __clear_user.clear_fault
+	dq __strncpy_user.load, __strncpy_user.load_fault

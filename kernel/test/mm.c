@@ -1,0 +1,220 @@
+/* Self-tests of memory management: frames, heap, page tables, user copies. */
+#include "../ktest.h"
+#include "../cpu.h"
+#include "../multiboot.h"
+#include "../x86.h"
+#include "../lib/string.h"
+#include "../mm/frames.h"
+#include "../mm/kmalloc.h"
+#include "../mm/paging.h"
+#include "../mm/uaccess.h"
+#include "../mm/uspace.h"
+#include "../mm/vmalloc.h"
+#include <asm-generic/errno.h>
+
+extern char __kernel_phys_start[], __kernel_phys_end[];
+extern char __text_start[], __rodata_start[], __data_start[], __boot_stack_guard[];
+
+static bool frame_is_reserved(uint64_t pa)
+{
+	if (pa < 1 * MiB)
+		return true;
+	if (pa < (uint64_t)__kernel_phys_end && pa + PAGE_SIZE > (uint64_t)__kernel_phys_start)
+		return true;
+	if (pa < boot_info.info_phys + boot_info.info_size &&
+	    pa + PAGE_SIZE > boot_info.info_phys)
+		return true;
+	for (int i = 0; i < boot_info.nr_modules; i++)
+		if (pa < boot_info.modules[i].end && pa + PAGE_SIZE > boot_info.modules[i].start)
+			return true;
+	return false;
+}
+
+KTEST(frames_alloc_free_baseline)
+{
+	uint64_t base = frame_stats.free, got[64];
+
+	for (int i = 0; i < 64; i++) {
+		got[i] = frame_alloc();
+		KASSERT(got[i] && IS_ALIGNED(got[i], PAGE_SIZE));
+		for (int j = 0; j < i; j++)
+			KEXPECT(got[i] != got[j]);
+	}
+	KEXPECT_EQ(frame_stats.free, base - 64);
+	for (int i = 0; i < 64; i++)
+		frame_free(got[i]);
+	KEXPECT_EQ(frame_stats.free, base);
+}
+
+/* Take every free frame: none may be low memory, the kernel, the boot info or
+ * a module, and exhaustion must be a clean 0. */
+KTEST(frames_never_reserved_memory)
+{
+	uint64_t base = frame_stats.free, n = 0, head = 0, pa;
+	int bad = 0;
+
+	while ((pa = frame_alloc())) {
+		if (frame_is_reserved(pa))
+			bad++;
+		*(uint64_t *)phys_to_virt(pa) = head;	/* chain them to free later */
+		head = pa;
+		n++;
+	}
+	KEXPECT_EQ(n, base);
+	KEXPECT_EQ(bad, 0);
+	while (head) {
+		pa = head;
+		head = *(uint64_t *)phys_to_virt(pa);
+		frame_free(pa);
+	}
+	KEXPECT_EQ(frame_stats.free, base);
+}
+
+KTEST(kmalloc_returns_to_baseline)
+{
+	uint64_t frames = frame_stats.free, bytes = heap_stats.bytes;
+	static void *p[300];
+
+	for (int i = 0; i < 300; i++) {
+		size_t size = (i * 37) % 1100 + 1;
+		if (i % 50 == 0)
+			size = 5000 + i;	/* the vmalloc path */
+		p[i] = kmalloc(size);
+		KASSERT(p[i]);
+		memset(p[i], i, size);
+	}
+	for (int i = 0; i < 300; i += 2)
+		kfree(p[i]);
+	for (int i = 1; i < 300; i += 2)
+		kfree(p[i]);
+	KEXPECT_EQ(heap_stats.bytes, bytes);
+	KEXPECT_EQ(frame_stats.free, frames);
+}
+
+KTEST(kmalloc_objects_do_not_overlap)
+{
+	uint8_t *a = kmalloc(100), *b = kmalloc(100), *c = kmalloc(100);
+
+	KASSERT(a && b && c);
+	memset(a, 0xaa, 100);
+	memset(b, 0xbb, 100);
+	memset(c, 0xcc, 100);
+	KEXPECT(a[99] == 0xaa && b[0] == 0xbb && b[99] == 0xbb && c[0] == 0xcc);
+	KEXPECT(IS_ALIGNED((uint64_t)a, 16) && IS_ALIGNED((uint64_t)b, 16));
+	kfree(a);
+	kfree(b);
+	kfree(c);
+}
+
+KTEST(vmalloc_guard_pages)
+{
+	uint64_t frames = frame_stats.free;
+	char *p = vmalloc(3 * PAGE_SIZE);
+
+	KASSERT(p);
+	KEXPECT(translate(kernel_pml4_phys, (uint64_t)p - PAGE_SIZE, false, false) == 0);
+	for (int i = 0; i < 3; i++)
+		KEXPECT(translate(kernel_pml4_phys, (uint64_t)p + i * PAGE_SIZE, true, false));
+	p[3 * PAGE_SIZE - 1] = 1;
+	vfree(p);
+	KEXPECT(translate(kernel_pml4_phys, (uint64_t)p, false, false) == 0);
+	KEXPECT_EQ(frame_stats.free, frames);
+}
+
+KTEST(kernel_image_is_w_xor_x)
+{
+	pte_t *text = pte_walk(kernel_pml4_phys, (uint64_t)__text_start, false);
+	pte_t *ro = pte_walk(kernel_pml4_phys, (uint64_t)__rodata_start, false);
+	pte_t *data = pte_walk(kernel_pml4_phys, (uint64_t)__data_start, false);
+
+	KASSERT(text && ro && data);
+	KEXPECT(!(*text & PTE_W) && !(*text & PTE_NX));
+	KEXPECT(!(*ro & PTE_W) && (*ro & PTE_NX));
+	KEXPECT((*data & PTE_W) && (*data & PTE_NX));
+	/* The boot stack's guard page is a hole. */
+	KEXPECT(translate(kernel_pml4_phys, (uint64_t)__boot_stack_guard, false, false) == 0);
+}
+
+#define TEST_VA 0x400000ul
+
+KTEST(user_space_map_unmap_destroy)
+{
+	uint64_t frames = frame_stats.free;
+	struct uspace *us = uspace_create();
+
+	KASSERT(us);
+	uint64_t pa = frame_alloc_zeroed();
+	KASSERT(pa);
+	KEXPECT_EQ(map_page(us->pml4, TEST_VA, pa, PTE_U | PTE_W | PTE_NX), 0);
+	KEXPECT_EQ(translate(us->pml4, TEST_VA + 8, true, true), pa + 8);
+	KEXPECT_EQ(translate(kernel_pml4_phys, TEST_VA, false, false), 0);
+	KEXPECT_EQ(unmap_page(us->pml4, TEST_VA) & PTE_ADDR, pa);
+	KEXPECT_EQ(translate(us->pml4, TEST_VA, false, true), 0);
+	KEXPECT_EQ(map_page(us->pml4, TEST_VA, pa, PTE_U | PTE_W | PTE_NX), 0);
+	uspace_destroy(us);	/* frees the page tables and the mapped frame */
+	KEXPECT_EQ(frame_stats.free, frames);
+}
+
+KTEST(user_copy_faults_become_efault)
+{
+	uint64_t frames = frame_stats.free;
+	struct uspace *us = uspace_create();
+	char buf[16] = "hello", out[16];
+
+	KASSERT(us);
+	uint64_t pa = frame_alloc_zeroed();
+	KASSERT(pa && map_page(us->pml4, TEST_VA, pa, PTE_U | PTE_W | PTE_NX) == 0);
+	uspace_activate(us);
+
+	char *u = (char *)TEST_VA;
+	KEXPECT_EQ(copy_to_user(u + 100, buf, 6), 0);
+	KEXPECT_EQ(copy_from_user(out, u + 100, 6), 0);
+	KEXPECT(!memcmp(out, "hello", 6));
+	KEXPECT_EQ(strncpy_from_user(out, u + 100, sizeof(out)), 5);
+	/* unmapped, straddling the end of the mapping, NULL, kernel, overflow */
+	KEXPECT_EQ(copy_to_user(u + PAGE_SIZE, buf, 1), -EFAULT);
+	KEXPECT_EQ(copy_to_user(u + PAGE_SIZE - 4, buf, 8), -EFAULT);
+	KEXPECT_EQ(copy_from_user(out, NULL, 1), -EFAULT);
+	KEXPECT_EQ(copy_from_user(out, (void *)KERNEL_VMA, 8), -EFAULT);
+	KEXPECT_EQ(copy_from_user(out, (void *)(USER_END - 4), 8), -EFAULT);
+	KEXPECT_EQ(copy_from_user(out, u, ~0ul), -EFAULT);
+	KEXPECT_EQ(clear_user(u + PAGE_SIZE - 2, 4), -EFAULT);
+	KEXPECT_EQ(copy_to_user(u + PAGE_SIZE - 1, "x", 1), 0);	/* no NUL before the end */
+	KEXPECT_EQ(strncpy_from_user(out, u + PAGE_SIZE - 1, sizeof(out)), -EFAULT);
+
+	uspace_activate(NULL);
+	uspace_destroy(us);
+	KEXPECT_EQ(frame_stats.free, frames);
+}
+
+/* A plain kernel load that may fault: returns the vector, 0 if none. */
+static int probe_load(const volatile uint64_t *p)
+{
+	uint64_t vector = 0;
+
+	__asm__ volatile("1: movq (%1), %%rcx\n"
+			 "2:\n"
+			 ".pushsection .extable, \"a\"\n"
+			 ".balign 8\n"
+			 ".quad 1b, 2b\n"
+			 ".popsection\n"
+			 : "+a"(vector) : "r"(p) : "rcx", "memory");
+	return (int)vector;
+}
+
+KTEST(smap_blocks_stray_user_access)
+{
+	if (!cpu_caps.smap)
+		KSKIP("the CPU has no SMAP");
+	struct uspace *us = uspace_create();
+	KASSERT(us);
+	uint64_t pa = frame_alloc_zeroed();
+	KASSERT(pa && map_page(us->pml4, TEST_VA, pa, PTE_U | PTE_W | PTE_NX) == 0);
+	uspace_activate(us);
+	KEXPECT_EQ(probe_load((uint64_t *)TEST_VA), 14);	/* #PF */
+	stac();
+	KEXPECT_EQ(probe_load((uint64_t *)TEST_VA), 0);
+	clac();
+	uspace_activate(NULL);
+	uspace_destroy(us);
+}

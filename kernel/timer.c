@@ -1,0 +1,100 @@
+/* Tickless timers: a sorted deadline list on the one-shot LAPIC timer (TSC
+ * deadline mode where the CPU has it, a count in TSC units otherwise). */
+#include "timer.h"
+#include "apic.h"
+#include "cpu.h"
+#include "kernel.h"
+#include "traps.h"
+#include "tsc.h"
+#include "x86.h"
+
+#define MSR_IA32_TSC_DEADLINE 0x6e0
+
+static struct timer *queue;
+unsigned long timer_interrupts;
+
+static void arm(void)
+{
+	if (!queue) {
+		if (cpu_caps.tsc_deadline)
+			wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+		else
+			apic_write(APIC_TIMER_INIT, 0);
+		return;
+	}
+	if (cpu_caps.tsc_deadline) {
+		wrmsr(MSR_IA32_TSC_DEADLINE, queue->deadline);
+		return;
+	}
+	uint64_t now = rdtsc();
+	uint64_t delta = queue->deadline > now ? queue->deadline - now : 1;
+	uint64_t count = delta * apic_timer_hz / tsc_hz;
+	apic_write(APIC_TIMER_INIT, (uint32_t)MAX(1ul, MIN(count, 0xfffffffful)));
+}
+
+static void unlink(struct timer *t)
+{
+	for (struct timer **link = &queue; *link; link = &(*link)->next) {
+		if (*link == t) {
+			*link = t->next;
+			break;
+		}
+	}
+	t->pending = false;
+}
+
+void timer_add(struct timer *t, uint64_t deadline)
+{
+	uint64_t flags = irq_save();
+	struct timer **link = &queue;
+
+	if (t->pending)
+		unlink(t);
+	t->deadline = deadline;
+	while (*link && (*link)->deadline <= deadline)
+		link = &(*link)->next;
+	t->next = *link;
+	*link = t;
+	t->pending = true;
+	if (queue == t)
+		arm();
+	irq_restore(flags);
+}
+
+void timer_del(struct timer *t)
+{
+	uint64_t flags = irq_save();
+
+	if (t->pending) {
+		bool first = queue == t;
+		unlink(t);
+		if (first)
+			arm();
+	}
+	irq_restore(flags);
+}
+
+static void timer_interrupt(struct pt_regs *regs)
+{
+	uint64_t now = rdtsc();
+
+	timer_interrupts++;
+	while (queue && queue->deadline <= now) {
+		struct timer *t = queue;
+		queue = t->next;
+		t->pending = false;
+		t->fn(t, regs);
+	}
+	arm();
+}
+
+void timer_init(void)
+{
+	irq_register(IRQ_VECTOR_TIMER, timer_interrupt);
+	if (cpu_caps.tsc_deadline) {
+		apic_write(APIC_LVT_TIMER, APIC_TIMER_TSC_DEADLINE | IRQ_VECTOR_TIMER);
+	} else {
+		apic_write(APIC_TIMER_DIV, APIC_TIMER_DIV_1);
+		apic_write(APIC_LVT_TIMER, APIC_TIMER_ONESHOT | IRQ_VECTOR_TIMER);
+	}
+}

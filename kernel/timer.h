@@ -1,0 +1,24 @@
+/* Tickless timers: one deadline queue on the one-shot LAPIC timer, armed only
+ * while a timer is pending. */
+#pragma once
+#include <stdint.h>
+#include <stdbool.h>
+
+struct pt_regs;
+struct timer;
+/* Runs in interrupt context with interrupts off; may re-add its timer. */
+typedef void (*timer_fn_t)(struct timer *t, struct pt_regs *regs);
+
+struct timer {
+	uint64_t deadline;	/* TSC value */
+	timer_fn_t fn;
+	struct timer *next;
+	bool pending;
+};
+
+void timer_init(void);
+/* Queue t to run at TSC value deadline (re-queues it if already pending). */
+void timer_add(struct timer *t, uint64_t deadline);
+void timer_del(struct timer *t);
+/* Interrupts the timer handler has taken (for tests). */
+extern unsigned long timer_interrupts;

@@ -1,0 +1,77 @@
+/* Exception and interrupt dispatch, the register dump, the exception fixup table. */
+#include "traps.h"
+#include "apic.h"
+#include "nmi.h"
+#include "panic.h"
+#include "printk.h"
+#include "task.h"
+#include "x86.h"
+
+static const char *const exception_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow",
+	"bound range exceeded", "invalid opcode", "device not available",
+	"double fault", "coprocessor segment overrun", "invalid TSS",
+	"segment not present", "stack-segment fault", "general protection fault",
+	"page fault", "reserved", "x87 floating-point error", "alignment check",
+	"machine check", "SIMD floating-point exception", "virtualization exception",
+	"control protection exception",
+};
+
+static irq_handler_t irq_handlers[256];
+
+void irq_register(unsigned vector, irq_handler_t handler)
+{
+	assert(vector >= 32 && vector < 256 && !irq_handlers[vector]);
+	irq_handlers[vector] = handler;
+}
+
+bool fixup_exception(struct pt_regs *regs)
+{
+	extern const struct extable_entry __extable_start[], __extable_end[];
+
+	for (const struct extable_entry *e = __extable_start; e < __extable_end; e++) {
+		if (e->insn == regs->rip) {
+			regs->rax = regs->vector;
+			regs->rip = e->fixup;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void kernel_exception(struct pt_regs *regs)
+{
+	const char *name = exception_names[regs->vector];
+
+	if (fixup_exception(regs))
+		return;
+	if (regs->vector == X86_TRAP_PF)
+		panic_regs(regs, "%s at address %016lx (%s %s)", name, read_cr2(),
+			   regs->error_code & PF_WRITE ? "write" : "read",
+			   regs->error_code & PF_PROT ? "protection" : "not present");
+	panic_regs(regs, "%s in kernel mode", name ? name : "reserved exception");
+}
+
+void trap_dispatch(struct pt_regs *regs)
+{
+	unsigned v = regs->vector;
+
+	if (v == X86_TRAP_NMI) {
+		nmi_dispatch(regs);
+		return;
+	}
+	if (v < 32) {
+		if (user_mode(regs))
+			task_user_exception(regs);
+		else
+			kernel_exception(regs);
+		return;
+	}
+	if (v == IRQ_VECTOR_SPURIOUS)
+		return;		/* no EOI for the spurious vector (SDM Vol. 3A 11.9) */
+	if (irq_handlers[v])
+		irq_handlers[v](regs);
+	else
+		printk("pmuos: unexpected interrupt vector %u\n", v);
+	apic_eoi();
+}
