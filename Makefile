@@ -31,7 +31,9 @@ KERNEL_C := \
 	kernel/main.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/tsc.c \
-	kernel/timer.c kernel/ktest.c kernel/task.c kernel/msr.c \
+	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
+	kernel/task.c kernel/elf.c kernel/fd.c kernel/tty.c kernel/signal.c \
+	kernel/syscall.c kernel/sys_fd.c kernel/sys_mm.c kernel/sys_time.c kernel/sys_proc.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
 	kernel/mm/uaccess.c kernel/mm/uspace.c \

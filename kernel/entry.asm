@@ -89,3 +89,60 @@ isr_stubs:
 	dq isr_stub_ %+ v
 %assign v v + 1
 %endrep
+
+; SYSCALL (SDM Vol. 2B): RCX = user RIP, R11 = user RFLAGS, RSP still the
+; user's; SFMASK has cleared IF, TF, DF and AC. One CPU and no per-CPU data,
+; so plain variables hold the stacks and no SWAPGS is needed.
+extern syscall_dispatch
+extern syscall_kernel_rsp
+GDT_USER_DS equ 0x2b
+GDT_USER_CS equ 0x33
+
+section .bss
+syscall_user_rsp: resq 1
+
+section .text
+global syscall_entry
+syscall_entry:
+	mov [rel syscall_user_rsp], rsp
+	mov rsp, [rel syscall_kernel_rsp]
+	push GDT_USER_DS		; the same frame an interrupt from user mode builds
+	push qword [rel syscall_user_rsp]
+	push r11
+	push GDT_USER_CS
+	push rcx
+	push rax			; error_code slot: the syscall number
+	push -1				; vector: none
+	PUSH_REGS
+	mov rdi, rsp
+	call syscall_dispatch		; true when SYSRET may return
+	cli
+	test eax, eax
+	jz trap_return			; IRET restores everything exactly
+	POP_REGS			; RCX = RIP and R11 = RFLAGS, as checked
+	mov rsp, [rsp + 40]		; the user RSP (after vector, error, rip, cs, rflags)
+	o64 sysret
+
+; void context_switch(uint64_t *save_rsp, uint64_t load_rsp)
+global context_switch
+context_switch:
+	push rbp
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	mov [rdi], rsp
+	mov rsp, rsi
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	pop rbp
+	ret
+
+; The first return of a new task: its user frame sits right above.
+global task_enter_user
+task_enter_user:
+	jmp trap_return

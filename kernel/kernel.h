@@ -14,7 +14,6 @@
 	((type *)((char *)(p) - offsetof(type, member)))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
-#define __unused	__attribute__((unused))
 #define __noreturn	__attribute__((noreturn))
 #define __section(s)	__attribute__((section(s)))
 #define __aligned(n)	__attribute__((aligned(n)))

@@ -10,6 +10,8 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
+#include "syscall.h"
+#include "task.h"
 #include "timer.h"
 #include "tsc.h"
 #include "x86.h"
@@ -44,10 +46,13 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	apic_init();		// local APIC
 	tsc_init();		// TSC and LAPIC timer frequency
 	timer_init();		// deadline queue
+	syscall_init();		// SYSCALL/SYSRET
 	sti();
 
 	printk("pmuos 0.1\n");
 	print_banner();
 	ktest_run_all();
+	for (int i = 0; i < boot_info.nr_modules; i++)
+		task_run_module(&boot_info.modules[i]);
 	machine_halt(0);
 }

@@ -1,8 +1,181 @@
-/* The user task. */
+/* The user process: created from a multiboot module, entered through the
+ * saved-frame return path, ended by exit or a fatal signal, then torn down
+ * completely (address space, descriptors, kernel stack). */
 #include "task.h"
+#include "elf.h"
+#include "gdt.h"
+#include "multiboot.h"
 #include "panic.h"
+#include "printk.h"
+#include "timer.h"
+#include "traps.h"
+#include "tty.h"
+#include "x86.h"
+#include "lib/string.h"
+#include "mm/kmalloc.h"
+#include "mm/paging.h"
+#include "mm/uspace.h"
+#include "mm/vmalloc.h"
+#include <asm-generic/errno.h>
+
+#define KSTACK_SIZE (16 * KiB)
+
+struct task *current;
+static uint64_t scheduler_rsp;	/* kmain's stack while a task runs */
+static int next_pid = 1;
+uint64_t syscall_kernel_rsp;	/* entry.asm switches to it on SYSCALL */
+
+void context_switch(uint64_t *save_rsp, uint64_t load_rsp);
+void task_enter_user(void);
+
+static void fpu_reset(void)
+{
+	static const uint32_t mxcsr_default = 0x1f80;
+
+	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr_default));
+}
+
+/* argv[0]'s basename, truncated as Linux truncates comm. */
+static void set_comm(struct task *t, const char *cmdline)
+{
+	const char *name = cmdline, *end = cmdline;
+
+	while (*end && *end != ' ')
+		if (*end++ == '/')
+			name = end;
+	size_t n = MIN((size_t)(end - name), sizeof(t->comm) - 1);
+	memcpy(t->comm, name, n);
+	t->comm[n] = '\0';
+}
+
+/* The initial kernel stack: the user frame at the top, and below it what
+ * context_switch pops: six callee-saved registers and task_enter_user. */
+static void build_kernel_stack(struct task *t, const struct pt_regs *user)
+{
+	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;
+	uint64_t *sp = (uint64_t *)regs;
+
+	*regs = *user;
+	*--sp = (uint64_t)task_enter_user;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0;
+	t->kernel_rsp = (uint64_t)sp;
+}
+
+static void task_free(struct task *t)
+{
+	fd_close_all(&t->fds);
+	if (t->us)
+		uspace_destroy(t->us);
+	if (t->kstack_top)
+		vfree_stack(t->kstack_top, KSTACK_SIZE);
+	kfree(t);
+}
+
+int task_run_module(const struct boot_module *mod)
+{
+	struct task *t = kzalloc(sizeof(*t));
+	struct pt_regs user = { 0 };
+	int err = -ENOMEM;
+
+	printk("== run %s\n", mod->cmdline);
+	if (!t)
+		goto fail;
+	t->pid = next_pid++;
+	set_comm(t, mod->cmdline);
+	t->kstack_top = vmalloc_stack(KSTACK_SIZE);
+	t->us = uspace_create();
+	if (!t->kstack_top || !t->us || tty_open_std(&t->fds))
+		goto fail;
+	signal_init(&t->sig);
+	err = elf_load(t->us, phys_to_virt(mod->start), mod->end - mod->start,
+		       mod->cmdline, &user);
+	if (err)
+		goto fail;
+	build_kernel_stack(t, &user);
+
+	current = t;
+	uspace_activate(t->us);
+	tss_set_rsp0((uint64_t)t->kstack_top);
+	syscall_kernel_rsp = (uint64_t)t->kstack_top;
+	wrmsr(MSR_FS_BASE, 0);
+	fpu_reset();
+	t->start_tsc = rdtsc();
+	context_switch(&scheduler_rsp, t->kernel_rsp);
+
+	/* Back here when the task has exited; its stack is no longer in use. */
+	current = NULL;
+	uspace_activate(NULL);
+	int status = t->exit_status;
+	printk("== exit %s status=%d\n", t->comm, status);
+	task_free(t);
+	return status;
+fail:
+	printk("pmuos: cannot start %s: error %d\n", mod->cmdline, err);
+	printk("== exit %s status=%d\n", t ? t->comm : "?", 127);
+	if (t)
+		task_free(t);
+	return 127;
+}
+
+__noreturn void task_exit(int status)
+{
+	struct task *t = current;
+
+	cli();
+	t->exit_status = status;
+	t->exiting = true;
+	context_switch(&t->kernel_rsp, scheduler_rsp);
+	panic("an exited task was resumed");
+}
+
+bool task_kernel_fault_on_user(uint64_t addr, bool write)
+{
+	return current && addr < USER_END && uspace_fault(current->us, addr, write, false) == 0;
+}
 
 void task_user_exception(struct pt_regs *regs)
 {
-	panic_regs(regs, "exception in user mode");
+	if (regs->vector == X86_TRAP_PF) {
+		uint64_t addr = read_cr2();
+		if (uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
+				 regs->error_code & PF_INSTR) == 0)
+			return;
+	}
+	signal_from_exception(regs);
+}
+
+static void wake(struct timer *t, struct pt_regs *regs)
+{
+}
+
+int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
+{
+	struct timer timer = { .fn = wake };
+	int ret;
+
+	if (deadline)
+		timer_add(&timer, deadline);
+	for (;;) {
+		cli();
+		if (cond && cond(arg)) {
+			ret = 0;
+			break;
+		}
+		if (deadline && rdtsc() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		/* STI's shadow: no interrupt slips in between the checks and HLT. */
+		uint64_t t0 = rdtsc();
+		sti_hlt();
+		current->idle_tsc += rdtsc() - t0;
+	}
+	timer_del(&timer);
+	sti();
+	return ret;
 }

@@ -1,7 +1,44 @@
-/* The user task. */
+/* The user process: one at a time, each a multiboot module run to its end. */
 #pragma once
+#include "fd.h"
+#include "kernel.h"
+#include "signal.h"
 
+struct boot_module;
 struct pt_regs;
+struct uspace;
 
-/* An exception raised by user code: becomes a signal. */
+#define TASK_COMM_LEN 16
+
+struct task {
+	int pid;
+	char comm[TASK_COMM_LEN];	/* argv[0]'s basename, as Linux's comm */
+	struct uspace *us;
+	struct fd_table fds;
+	struct signal_state sig;
+	struct pt_regs *regs;		/* the user frame of the current kernel entry */
+	uint64_t fs_base;
+	uint64_t clear_child_tid;
+	int exit_status;		/* shell style: code, or 128 + signal */
+	bool exiting;
+	void *kstack_top;
+	uint64_t kernel_rsp;		/* saved by context_switch */
+	uint64_t start_tsc;		/* for CLOCK_PROCESS_CPUTIME_ID */
+	uint64_t idle_tsc;		/* time spent halted while this task slept */
+};
+
+extern struct task *current;
+
+/* Load the module's ELF, run it to its end; returns its exit status. */
+int task_run_module(const struct boot_module *mod);
+/* End the current task with a shell-style status; never returns. */
+__noreturn void task_exit(int status);
+/* An exception raised by user code: demand paging, else a signal. */
 void task_user_exception(struct pt_regs *regs);
+/* A page fault taken by the kernel on a user address (in a user copy):
+ * true if demand paging resolved it. */
+bool task_kernel_fault_on_user(uint64_t addr, bool write);
+/* Sleep until cond(arg) holds (0), the TSC passes deadline (-ETIMEDOUT; 0
+ * waits forever), or a signal is pending (-EINTR). Interrupts wake it; the
+ * halted time is idle, not the task's CPU time. cond may be NULL. */
+int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline);

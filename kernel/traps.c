@@ -4,6 +4,7 @@
 #include "nmi.h"
 #include "panic.h"
 #include "printk.h"
+#include "signal.h"
 #include "task.h"
 #include "x86.h"
 
@@ -25,24 +26,37 @@ void irq_register(unsigned vector, irq_handler_t handler)
 	irq_handlers[vector] = handler;
 }
 
-bool fixup_exception(struct pt_regs *regs)
+static const struct extable_entry *search_extable(uint64_t rip)
 {
 	extern const struct extable_entry __extable_start[], __extable_end[];
 
-	for (const struct extable_entry *e = __extable_start; e < __extable_end; e++) {
-		if (e->insn == regs->rip) {
-			regs->rax = regs->vector;
-			regs->rip = e->fixup;
-			return true;
-		}
-	}
-	return false;
+	for (const struct extable_entry *e = __extable_start; e < __extable_end; e++)
+		if (e->insn == rip)
+			return e;
+	return NULL;
+}
+
+bool fixup_exception(struct pt_regs *regs)
+{
+	const struct extable_entry *e = search_extable(regs->rip);
+
+	if (!e)
+		return false;
+	regs->rax = regs->vector;
+	regs->rip = e->fixup;
+	return true;
 }
 
 static void kernel_exception(struct pt_regs *regs)
 {
 	const char *name = exception_names[regs->vector];
 
+	/* A user copy touching a not-yet-populated anonymous page: provide
+	 * it and retry, as a user access would. Only at the instructions the
+	 * exception table lists: anywhere else it is a kernel bug. */
+	if (regs->vector == X86_TRAP_PF && search_extable(regs->rip) &&
+	    task_kernel_fault_on_user(read_cr2(), regs->error_code & PF_WRITE))
+		return;
 	if (fixup_exception(regs))
 		return;
 	if (regs->vector == X86_TRAP_PF)
@@ -65,13 +79,15 @@ void trap_dispatch(struct pt_regs *regs)
 			task_user_exception(regs);
 		else
 			kernel_exception(regs);
-		return;
+	} else if (v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
+		if (irq_handlers[v])
+			irq_handlers[v](regs);
+		else
+			printk("pmuos: unexpected interrupt vector %u\n", v);
+		apic_eoi();
 	}
-	if (v == IRQ_VECTOR_SPURIOUS)
-		return;		/* no EOI for the spurious vector (SDM Vol. 3A 11.9) */
-	if (irq_handlers[v])
-		irq_handlers[v](regs);
-	else
-		printk("pmuos: unexpected interrupt vector %u\n", v);
-	apic_eoi();
+	if (user_mode(regs)) {
+		current->regs = regs;
+		signal_deliver(regs);
+	}
 }

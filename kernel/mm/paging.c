@@ -111,7 +111,7 @@ static void free_table(uint64_t tbl, int level)
 	pte_t *t = table(tbl);
 
 	for (int i = 0; i < PT_ENTRIES; i++) {
-		if (!(t[i] & PTE_P))
+		if (!(t[i] & (level ? PTE_P : PTE_P | PTE_PROTNONE)))
 			continue;
 		if (level > 0)
 			free_table(t[i] & PTE_ADDR, level - 1);

@@ -1,12 +1,62 @@
-/* A user address space: its page tables (the kernel half shared). */
+/* A user address space: page tables (kernel half shared), the list of mapped
+ * regions (VMAs), the program break, demand-zero paging. */
 #pragma once
-#include <stdint.h>
+#include "../kernel.h"
+
+/* VMA protections: Linux's PROT_* values */
+#define VM_READ		0x1
+#define VM_WRITE	0x2
+#define VM_EXEC		0x4
+/* VMA kinds */
+#define VM_ANON		0x10	/* demand-zero pages, owned by the space */
+#define VM_SPECIAL	0x20	/* pages installed by a driver (perf rings), borrowed */
+#define VM_STACK	0x40
+
+struct vma;
+/* A driver's mapping (VM_SPECIAL): told when a part of it goes away. */
+struct vma_ops {
+	void (*close)(struct vma *vma);
+};
+
+struct vma {
+	uint64_t start, end;	/* page-aligned, end exclusive */
+	unsigned flags;
+	const struct vma_ops *ops;
+	void *priv;
+	uint64_t pgoff;		/* offset of start in the mapped object, for drivers */
+	struct vma *next;	/* sorted by start */
+};
 
 struct uspace {
 	uint64_t pml4;		/* physical */
+	struct vma *vmas;
+	uint64_t brk_start, brk;
+	uint64_t mmap_base;	/* top-down mmap allocations start below this */
 };
+
+/* Linux x86-64 defaults with randomization off (norandmaps). */
+#define STACK_TOP	0x00007ffffffff000ul
+#define STACK_MAX	(8 * MiB)		/* RLIMIT_STACK */
+#define MMAP_BASE	(STACK_TOP - 128 * MiB)	/* TASK_SIZE - minimum stack gap */
+#define ET_DYN_BASE	0x0000555555554000ul	/* ELF_ET_DYN_BASE */
 
 struct uspace *uspace_create(void);
 /* Frees every page table and every frame the space owns. */
 void uspace_destroy(struct uspace *us);
 void uspace_activate(struct uspace *us);
+
+struct vma *vma_find(struct uspace *us, uint64_t addr);
+/* Insert a VMA for [start, end); the range must be free. */
+struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned flags);
+/* Highest free range of len bytes below limit, or 0. */
+uint64_t uspace_find_free(struct uspace *us, uint64_t len, uint64_t limit);
+/* Remove [start, end) from every VMA it touches, freeing owned frames. */
+void uspace_unmap(struct uspace *us, uint64_t start, uint64_t end);
+/* Change protection of [start, end); -ENOMEM if part of it is unmapped. */
+int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned prot);
+/* Drop the pages of [start, end) (MADV_DONTNEED): they read as zero again. */
+int uspace_discard(struct uspace *us, uint64_t start, uint64_t end);
+/* Resolve a user page fault: 0 if a page was provided, else -EFAULT. */
+int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec);
+/* Map a page now (zeroed, or a copy of src up to n bytes). */
+int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n);

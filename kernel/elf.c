@@ -1,0 +1,205 @@
+/* The ELF loader (System V gABI, x86-64 psABI 3.4): PT_LOAD segments as VMAs
+ * with their own permissions, file bytes copied, the rest demand-zero, then
+ * Linux's initial stack: argc, argv, envp, auxv, and the strings above. */
+#include "elf.h"
+#include "gdt.h"
+#include "kernel.h"
+#include "traps.h"
+#include "x86.h"
+#include "lib/string.h"
+#include "mm/paging.h"
+#include "mm/uaccess.h"
+#include "mm/uspace.h"
+#include <linux/elf.h>
+#include <linux/auxvec.h>
+#include <asm-generic/errno.h>
+
+#define MAX_ARGS	64
+#define STACK_INITIAL	(128 * KiB)	/* populated now; the rest on demand */
+
+static const char *const envp_strings[] = { "HOME=/", "TERM=linux" };
+
+static int check_header(const Elf64_Ehdr *eh, size_t size)
+{
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_machine != EM_X86_64 || (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 ||
+	    eh->e_phoff > size || eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr))
+		return -ENOEXEC;
+	return 0;
+}
+
+static int load_segment(struct uspace *us, const uint8_t *image, size_t size,
+			const Elf64_Phdr *ph, uint64_t bias)
+{
+	uint64_t start = ALIGN_DOWN(ph->p_vaddr + bias, PAGE_SIZE);
+	uint64_t end = ALIGN_UP(ph->p_vaddr + bias + ph->p_memsz, PAGE_SIZE);
+	unsigned prot = (ph->p_flags & PF_R ? VM_READ : 0) |
+			(ph->p_flags & PF_W ? VM_WRITE : 0) |
+			(ph->p_flags & PF_X ? VM_EXEC : 0);
+
+	if (ph->p_filesz > ph->p_memsz || ph->p_offset > size ||
+	    ph->p_filesz > size - ph->p_offset || end > USER_END || start >= end ||
+	    (ph->p_vaddr & (PAGE_SIZE - 1)) != (ph->p_offset & (PAGE_SIZE - 1)))
+		return -ENOEXEC;
+	if (!vma_insert(us, start, end, prot | VM_ANON))
+		return -ENOEXEC;	/* overlapping segments */
+
+	/* Copy the file-backed pages; what lies past p_filesz reads as zero. */
+	uint64_t file_start = ph->p_vaddr + bias, file_end = file_start + ph->p_filesz;
+	for (uint64_t va = start; va < ALIGN_UP(file_end, PAGE_SIZE); va += PAGE_SIZE) {
+		uint64_t lo = MAX(va, file_start), hi = MIN(va + PAGE_SIZE, file_end);
+		int err = uspace_populate(us, va, NULL, 0);
+		if (err)
+			return err;
+		uint64_t pa = translate(us->pml4, va, false, true);
+		memcpy((uint8_t *)phys_to_virt(pa) + (lo - va),
+		       image + ph->p_offset + (lo - file_start), hi - lo);
+	}
+	return 0;
+}
+
+/* Write to the new stack through the direct map (its pages are populated;
+ * the space is not active yet). */
+static void poke(struct uspace *us, uint64_t va, const void *src, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		uint64_t at = va + done;
+		size_t chunk = MIN(n - done, PAGE_SIZE - (at & (PAGE_SIZE - 1)));
+		memcpy(phys_to_virt(translate(us->pml4, at, true, true)),
+		       (const uint8_t *)src + done, chunk);
+		done += chunk;
+	}
+}
+
+static uint64_t push_bytes(struct uspace *us, uint64_t sp, const void *src, size_t n)
+{
+	poke(us, sp - n, src, n);
+	return sp - n;
+}
+
+static uint64_t push_string(struct uspace *us, uint64_t sp, const char *s, size_t n)
+{
+	char nul = 0;
+
+	sp = push_bytes(us, sp, &nul, 1);
+	return push_bytes(us, sp, s, n);
+}
+
+static int build_stack(struct uspace *us, const char *cmdline, const Elf64_Ehdr *eh,
+		       uint64_t phdr_va, uint64_t bias, uint64_t *rsp)
+{
+	uint64_t argv[MAX_ARGS], envp[ARRAY_SIZE(envp_strings)], sp = STACK_TOP;
+	int argc = 0;
+
+	if (!vma_insert(us, STACK_TOP - STACK_MAX, STACK_TOP,
+			VM_READ | VM_WRITE | VM_ANON | VM_STACK))
+		return -ENOMEM;
+	for (uint64_t va = STACK_TOP - STACK_INITIAL; va < STACK_TOP; va += PAGE_SIZE)
+		if (uspace_populate(us, va, NULL, 0))
+			return -ENOMEM;
+
+	/* AT_RANDOM: fixed bytes, so runs repeat exactly. */
+	static const char random[16] = "pmuos-at-random!";
+	uint64_t at_random = sp = push_bytes(us, sp, random, sizeof(random));
+	const char *platform = "x86_64";
+	uint64_t at_platform = sp = push_string(us, sp, platform, strlen(platform));
+	for (size_t i = 0; i < ARRAY_SIZE(envp_strings); i++)
+		envp[i] = sp = push_string(us, sp, envp_strings[i], strlen(envp_strings[i]));
+
+	/* argv: the module command line split on spaces; pushed last to first. */
+	const char *words[MAX_ARGS];
+	size_t lens[MAX_ARGS];
+	for (const char *p = cmdline; *p && argc < MAX_ARGS;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		words[argc] = p;
+		while (*p && *p != ' ')
+			p++;
+		lens[argc] = p - words[argc];
+		argc++;
+	}
+	for (int i = argc - 1; i >= 0; i--)
+		argv[i] = sp = push_string(us, sp, words[i], lens[i]);
+
+	uint32_t a, b, c, hwcap;
+	cpuid_count(1, 0, &a, &b, &c, &hwcap);
+	/* No AT_SYSINFO_EHDR: there is no vDSO, so musl makes real syscalls. */
+	const uint64_t auxv[][2] = {
+		{ AT_HWCAP, hwcap },		/* CPUID.1:EDX, as Linux reports it */
+		{ AT_PAGESZ, PAGE_SIZE },
+		{ AT_CLKTCK, 100 },
+		{ AT_PHDR, phdr_va },
+		{ AT_PHENT, sizeof(Elf64_Phdr) },
+		{ AT_PHNUM, eh->e_phnum },
+		{ AT_BASE, 0 },
+		{ AT_FLAGS, 0 },
+		{ AT_ENTRY, eh->e_entry + bias },
+		{ AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 },
+		{ AT_SECURE, 0 },
+		{ AT_RANDOM, at_random },
+		{ AT_EXECFN, argc ? argv[0] : 0 },
+		{ AT_PLATFORM, at_platform },
+		{ AT_NULL, 0 },
+	};
+
+	/* Below the strings: argc, argv[], NULL, envp[], NULL, auxv; rsp 16-aligned. */
+	size_t nwords = 1 + argc + 1 + ARRAY_SIZE(envp) + 1 + 2 * ARRAY_SIZE(auxv);
+	uint64_t zero = 0, argc64 = argc, p;
+	sp = p = ALIGN_DOWN(sp - nwords * 8, 16);
+	poke(us, p, &argc64, 8), p += 8;
+	poke(us, p, argv, 8 * argc), p += 8 * argc;
+	poke(us, p, &zero, 8), p += 8;
+	poke(us, p, envp, sizeof(envp)), p += sizeof(envp);
+	poke(us, p, &zero, 8), p += 8;
+	poke(us, p, auxv, sizeof(auxv));
+	*rsp = sp;
+	return 0;
+}
+
+int elf_load(struct uspace *us, const void *image, size_t size,
+	     const char *cmdline, struct pt_regs *regs)
+{
+	const Elf64_Ehdr *eh = image;
+	const uint8_t *bytes = image;
+	uint64_t bias = 0, phdr_va = 0, brk = 0, rsp;
+	int err = check_header(eh, size);
+
+	if (err)
+		return err;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(bytes + eh->e_phoff);
+	if (eh->e_type == ET_DYN)
+		bias = ET_DYN_BASE;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_INTERP)
+			return -ENOEXEC;	/* dynamically linked: no loader here */
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		err = load_segment(us, bytes, size, &ph[i], bias);
+		if (err)
+			return err;
+		/* AT_PHDR: where the headers are in memory (the segment that
+		 * maps file offset e_phoff). */
+		if (eh->e_phoff >= ph[i].p_offset &&
+		    eh->e_phoff < ph[i].p_offset + ph[i].p_filesz)
+			phdr_va = ph[i].p_vaddr + bias + (eh->e_phoff - ph[i].p_offset);
+		brk = MAX(brk, ALIGN_UP(ph[i].p_vaddr + bias + ph[i].p_memsz, PAGE_SIZE));
+	}
+	if (!brk)
+		return -ENOEXEC;
+	us->brk_start = us->brk = brk;
+	err = build_stack(us, cmdline, eh, phdr_va, bias, &rsp);
+	if (err)
+		return err;
+	*regs = (struct pt_regs){
+		.rip = eh->e_entry + bias,
+		.cs = GDT_USER_CS,
+		.rflags = X86_EFLAGS_IF | 0x2,	/* bit 1 always reads as 1 */
+		.rsp = rsp,
+		.ss = GDT_USER_DS,
+	};
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* Open files and the per-process descriptor table. */
+#pragma once
+#include "kernel.h"
+
+struct file;
+struct vma;
+struct pt_regs;
+
+/* Each op may be NULL: the syscall layer then answers as Linux does for a
+ * file that lacks it (EINVAL, ENOTTY, ESPIPE ...). */
+struct file_ops {
+	long (*read)(struct file *f, char *ubuf, size_t n);
+	long (*write)(struct file *f, const char *ubuf, size_t n);
+	long (*ioctl)(struct file *f, unsigned cmd, unsigned long arg);
+	/* Ready events now (POLLIN ...); waiting is the caller's business. */
+	unsigned (*poll)(struct file *f);
+	/* Fill in vma (already inserted, no pages yet) or fail with an errno. */
+	long (*mmap)(struct file *f, struct vma *vma);
+	long (*lseek)(struct file *f, long off, int whence);
+	long (*getdents64)(struct file *f, void *udirent, size_t n);
+	/* st_mode and st_size for fstat. */
+	void (*stat)(struct file *f, unsigned *mode, long *size);
+	void (*release)(struct file *f);
+};
+
+struct file {
+	const struct file_ops *ops;
+	void *priv;
+	int refs;		/* descriptors (and mappings) that hold it */
+	unsigned flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND, O_ASYNC */
+	long pos;
+	int owner_pid;		/* F_SETOWN */
+	int sig;		/* F_SETSIG; 0 means SIGIO */
+};
+
+#define NR_FDS 256
+
+struct fd_table {
+	struct file *file[NR_FDS];
+	uint8_t cloexec[NR_FDS];
+};
+
+struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags);
+void file_get(struct file *f);
+void file_put(struct file *f);
+
+/* Install f at the lowest free descriptor >= min; -EMFILE if none. The table
+ * takes over the caller's reference. */
+int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);
+/* The file behind fd, or NULL (EBADF). No reference is taken. */
+struct file *fd_get(struct fd_table *t, int fd);
+int fd_close(struct fd_table *t, int fd);
+void fd_close_all(struct fd_table *t);
+/* Open files across all processes (for the accounting file). */
+extern long files_open;

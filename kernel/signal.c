@@ -1,0 +1,412 @@
+/* Signals for one process: actions, masks, delivery through Linux's x86-64
+ * rt_sigframe (arch/x86/kernel/signal.c's layout), sigreturn, and the signals
+ * user faults raise (arch/x86/kernel/traps.c's choices). */
+#include "signal.h"
+#include "gdt.h"
+#include "panic.h"
+#include "printk.h"
+#include "task.h"
+#include "traps.h"
+#include "x86.h"
+#include "lib/string.h"
+#include "mm/uaccess.h"
+#include "mm/uspace.h"
+#include <asm/sigcontext.h>
+#include <linux/signal.h>
+#include <asm/ucontext.h>
+#include <asm-generic/errno.h>
+
+struct rt_sigframe {
+	uint64_t pretcode;	/* the handler returns into sa_restorer */
+	struct ucontext uc;
+	siginfo_t info;
+};
+static_assert(offsetof(struct rt_sigframe, uc) == 8, "Linux rt_sigframe");
+static_assert(offsetof(struct rt_sigframe, info) == 312, "Linux rt_sigframe");
+static_assert(sizeof(struct sigcontext) == 256, "Linux sigcontext");
+
+#define FXSAVE_SIZE	512
+#define MXCSR_DEFAULT	0x1f80
+/* RFLAGS bits sigreturn may set (Linux's FIX_EFLAGS) */
+#define FIX_EFLAGS	0x50dd5ul	/* AC|OF|DF|TF|SF|ZF|AF|PF|CF|RF */
+#define UC_SIGCONTEXT_SS	0x2
+#define UC_STRICT_RESTORE_SS	0x4
+#define UNBLOCKABLE	(sigbit(SIGKILL) | sigbit(SIGSTOP))
+
+static const char *const signal_names[32] = {
+	[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT",
+	[SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
+	[SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
+	[SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+	[SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
+	[SIGSTKFLT] = "SIGSTKFLT", [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",
+	[SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP", [SIGTTIN] = "SIGTTIN",
+	[SIGTTOU] = "SIGTTOU", [SIGURG] = "SIGURG", [SIGXCPU] = "SIGXCPU",
+	[SIGXFSZ] = "SIGXFSZ", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",
+	[SIGWINCH] = "SIGWINCH", [SIGIO] = "SIGIO", [SIGPWR] = "SIGPWR",
+	[SIGSYS] = "SIGSYS",
+};
+
+void signal_init(struct signal_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->altstack.ss_flags = SS_DISABLE;
+}
+
+static bool default_ignored(int sig)
+{
+	/* Stop signals too: with nothing to continue it, a stopped program
+	 * would hang the machine. */
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT ||
+	       sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static bool ignored(struct signal_state *s, int sig)
+{
+	uint64_t h = s->action[sig].handler;
+
+	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && default_ignored(sig));
+}
+
+void signal_send(struct task *t, int sig, const siginfo_t *info)
+{
+	struct signal_state *s = &t->sig;
+
+	if (ignored(s, sig) && !(s->blocked & sigbit(sig)))
+		return;		/* discarded at once, as Linux does */
+	if (s->pending & sigbit(sig))
+		return;		/* one instance of each signal is queued */
+	if (info) {
+		s->info[sig] = *info;
+	} else {
+		memset(&s->info[sig], 0, sizeof(siginfo_t));
+		s->info[sig].si_signo = sig;
+		s->info[sig].si_code = SI_KERNEL;
+	}
+	s->pending |= sigbit(sig);
+}
+
+void signal_force(struct task *t, int sig, const siginfo_t *info)
+{
+	struct signal_state *s = &t->sig;
+
+	if ((s->blocked & sigbit(sig)) || s->action[sig].handler == (uint64_t)SIG_IGN) {
+		s->action[sig].handler = (uint64_t)SIG_DFL;
+		s->blocked &= ~sigbit(sig);
+	}
+	s->pending &= ~sigbit(sig);	/* the fault's own info wins */
+	signal_send(t, sig, info);
+}
+
+bool signal_pending(struct task *t)
+{
+	return t->sig.pending & ~t->sig.blocked;
+}
+
+static __noreturn void fatal_signal(struct pt_regs *regs, int sig, const siginfo_t *info)
+{
+	const char *name = sig < 32 && signal_names[sig] ? signal_names[sig] : "real-time signal";
+
+	if (info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+				  sig == SIGFPE || sig == SIGTRAP))
+		printk("pmuos: %s[%d]: killed by %s at ip %lx, address %p\n", current->comm,
+		       current->pid, name, regs->rip, info->si_addr);
+	else
+		printk("pmuos: %s[%d]: killed by %s\n", current->comm, current->pid, name);
+	task_exit(128 + sig);
+}
+
+/* The stack the frame goes on: the alternate stack if asked for and not
+ * already on it, else below the red zone of the interrupted one. */
+static uint64_t frame_stack(struct signal_state *s, const struct kernel_sigaction *ka,
+			    uint64_t rsp)
+{
+	const stack_t *as = &s->altstack;
+	uint64_t base = (uint64_t)as->ss_sp;
+
+	if ((ka->flags & SA_ONSTACK) && !(as->ss_flags & SS_DISABLE) &&
+	    !(rsp > base && rsp <= base + as->ss_size))
+		return base + as->ss_size;
+	return rsp - 128;
+}
+
+static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigaction *ka,
+		       const siginfo_t *info)
+{
+	struct signal_state *s = &current->sig;
+	uint8_t fx[FXSAVE_SIZE] __aligned(16);
+	struct rt_sigframe f;
+	uint64_t sp = frame_stack(s, ka, regs->rsp);
+
+	uint64_t fpstate = ALIGN_DOWN(sp - FXSAVE_SIZE, 64);
+	uint64_t frame = ALIGN_DOWN(fpstate - sizeof(f), 16) - 8;	/* as after a call */
+
+	__asm__ volatile("fxsave64 %0" : "=m"(fx));
+	memset(&f, 0, sizeof(f));
+	f.pretcode = ka->restorer;
+	f.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+	f.uc.uc_stack.ss_sp = s->altstack.ss_sp;
+	f.uc.uc_stack.ss_flags = s->altstack.ss_flags;
+	f.uc.uc_stack.ss_size = s->altstack.ss_size;
+	struct sigcontext *sc = &f.uc.uc_mcontext;
+	sc->r8 = regs->r8, sc->r9 = regs->r9, sc->r10 = regs->r10, sc->r11 = regs->r11;
+	sc->r12 = regs->r12, sc->r13 = regs->r13, sc->r14 = regs->r14, sc->r15 = regs->r15;
+	sc->rdi = regs->rdi, sc->rsi = regs->rsi, sc->rbp = regs->rbp, sc->rbx = regs->rbx;
+	sc->rdx = regs->rdx, sc->rax = regs->rax, sc->rcx = regs->rcx, sc->rsp = regs->rsp;
+	sc->rip = regs->rip, sc->eflags = regs->rflags, sc->cs = regs->cs, sc->ss = regs->ss;
+	sc->trapno = regs->vector < 32 ? regs->vector : 0;
+	sc->err = regs->vector < 32 ? regs->error_code : 0;
+	sc->cr2 = regs->vector == X86_TRAP_PF ? (uint64_t)info->si_addr : 0;
+	sc->fpstate = (struct _fpstate *)fpstate;
+	sc->oldmask = s->blocked;
+	f.uc.uc_sigmask = s->blocked;
+	f.info = *info;
+
+	if (copy_to_user((void *)fpstate, fx, sizeof(fx)) ||
+	    copy_to_user((void *)frame, &f, sizeof(f)))
+		return -EFAULT;
+
+	regs->rip = ka->handler;
+	regs->rsp = frame;
+	regs->rdi = sig;
+	regs->rsi = frame + offsetof(struct rt_sigframe, info);
+	regs->rdx = frame + offsetof(struct rt_sigframe, uc);
+	regs->rax = 0;
+	regs->rflags &= ~(X86_EFLAGS_TF | X86_EFLAGS_DF | (1ul << 16) /* RF */);
+	regs->cs = GDT_USER_CS;
+	regs->ss = GDT_USER_DS;
+	/* The handler starts with a clean FPU state, as on Linux. */
+	static const uint32_t mxcsr = MXCSR_DEFAULT;
+	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr));
+	return 0;
+}
+
+void signal_deliver(struct pt_regs *regs)
+{
+	struct signal_state *s = &current->sig;
+
+	while (s->pending & ~s->blocked) {
+		int sig = __builtin_ctzl(s->pending & ~s->blocked) + 1;
+		struct kernel_sigaction ka = s->action[sig];
+		siginfo_t info = s->info[sig];
+
+		s->pending &= ~sigbit(sig);
+		if (ka.handler == (uint64_t)SIG_IGN || (ka.handler == (uint64_t)SIG_DFL &&
+							default_ignored(sig)))
+			continue;
+		if (ka.handler == (uint64_t)SIG_DFL)
+			fatal_signal(regs, sig, &info);
+		if (setup_frame(regs, sig, &ka, &info)) {
+			/* No room for the frame: Linux kills with SIGSEGV. */
+			siginfo_t segv = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
+			fatal_signal(regs, SIGSEGV, &segv);
+		}
+		s->blocked |= ka.mask & ~UNBLOCKABLE;
+		if (!(ka.flags & SA_NODEFER))
+			s->blocked |= sigbit(sig);
+		if (ka.flags & SA_RESETHAND)
+			s->action[sig].handler = (uint64_t)SIG_DFL;
+		return;		/* one frame at a time; the rest on the next return */
+	}
+}
+
+void signal_from_exception(struct pt_regs *regs)
+{
+	siginfo_t info = { 0 };
+	int sig;
+
+	info.si_code = SI_KERNEL;
+	switch (regs->vector) {
+	case X86_TRAP_DE:
+		sig = SIGFPE, info.si_code = FPE_INTDIV, info.si_addr = (void *)regs->rip;
+		break;
+	case X86_TRAP_UD:
+		sig = SIGILL, info.si_code = ILL_ILLOPN, info.si_addr = (void *)regs->rip;
+		break;
+	case X86_TRAP_PF:
+		/* Linux: mapped but not allowed is ACCERR, present or not. */
+		sig = SIGSEGV;
+		info.si_addr = (void *)read_cr2();
+		info.si_code = vma_find(current->us, (uint64_t)info.si_addr) ?
+			       SEGV_ACCERR : SEGV_MAPERR;
+		break;
+	case X86_TRAP_BP:
+		sig = SIGTRAP;
+		break;
+	case X86_TRAP_DB:
+		sig = SIGTRAP, info.si_code = TRAP_TRACE, info.si_addr = (void *)regs->rip;
+		break;
+	case X86_TRAP_MF:
+	case X86_TRAP_XF:
+		sig = SIGFPE, info.si_code = 0, info.si_addr = (void *)regs->rip;
+		break;
+	case X86_TRAP_AC:
+		sig = SIGBUS, info.si_code = BUS_ADRALN;
+		break;
+	case X86_TRAP_NP:
+	case X86_TRAP_SS:
+		sig = SIGBUS;
+		break;
+	default:		/* #GP, #OF, #BR and the rest */
+		sig = SIGSEGV;
+	}
+	info.si_signo = sig;
+	signal_force(current, sig, &info);
+}
+
+long sys_rt_sigaction(long sig, long uact, long uoact, long sigsetsize)
+{
+	struct signal_state *s = &current->sig;
+	struct kernel_sigaction ka;
+
+	if (sigsetsize != sizeof(sigset_t) || sig < 1 || sig > NSIGNALS)
+		return -EINVAL;
+	if (uact && (sig == SIGKILL || sig == SIGSTOP))
+		return -EINVAL;
+	if (uact && copy_from_user(&ka, (void *)uact, sizeof(ka)))
+		return -EFAULT;
+	if (uoact && copy_to_user((void *)uoact, &s->action[sig], sizeof(ka)))
+		return -EFAULT;
+	if (uact) {
+		ka.mask &= ~UNBLOCKABLE;
+		s->action[sig] = ka;
+		if (ignored(s, sig))
+			s->pending &= ~sigbit(sig);
+	}
+	return 0;
+}
+
+long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize)
+{
+	struct signal_state *s = &current->sig;
+	uint64_t set, old = s->blocked;
+
+	if (sigsetsize != sizeof(sigset_t))
+		return -EINVAL;
+	if (uset) {
+		if (copy_from_user(&set, (void *)uset, sizeof(set)))
+			return -EFAULT;
+		set &= ~UNBLOCKABLE;
+		switch (how) {
+		case SIG_BLOCK: s->blocked |= set; break;
+		case SIG_UNBLOCK: s->blocked &= ~set; break;
+		case SIG_SETMASK: s->blocked = set; break;
+		default: return -EINVAL;
+		}
+	}
+	if (uoset && copy_to_user((void *)uoset, &old, sizeof(old)))
+		return -EFAULT;
+	return 0;
+}
+
+long sys_rt_sigpending(long uset, long sigsetsize)
+{
+	uint64_t set = current->sig.pending & current->sig.blocked;
+
+	if ((unsigned long)sigsetsize > sizeof(sigset_t))
+		return -EINVAL;
+	return copy_to_user((void *)uset, &set, sigsetsize) ? -EFAULT : 0;
+}
+
+long sys_rt_sigreturn(void)
+{
+	struct pt_regs *regs = current->regs;
+	uint64_t frame = regs->rsp - 8;		/* the handler's ret popped pretcode */
+	struct ucontext uc;
+	uint8_t fx[FXSAVE_SIZE] __aligned(16);
+
+	if (copy_from_user(&uc, (void *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)))
+		goto badframe;
+	const struct sigcontext *sc = &uc.uc_mcontext;
+	if (sc->fpstate) {
+		if (copy_from_user(fx, sc->fpstate, sizeof(fx)))
+			goto badframe;
+		/* MXCSR's reserved bits would make FXRSTOR fault (SDM Vol. 1 10.5.1.2). */
+		uint32_t *mxcsr = (uint32_t *)(fx + 24), mask = *(uint32_t *)(fx + 28);
+		*mxcsr &= mask ? mask : 0xffbf;
+		__asm__ volatile("fxrstor64 %0" : : "m"(fx));
+	}
+	regs->r8 = sc->r8, regs->r9 = sc->r9, regs->r10 = sc->r10, regs->r11 = sc->r11;
+	regs->r12 = sc->r12, regs->r13 = sc->r13, regs->r14 = sc->r14, regs->r15 = sc->r15;
+	regs->rdi = sc->rdi, regs->rsi = sc->rsi, regs->rbp = sc->rbp, regs->rbx = sc->rbx;
+	regs->rdx = sc->rdx, regs->rax = sc->rax, regs->rcx = sc->rcx, regs->rsp = sc->rsp;
+	regs->rip = sc->rip;
+	regs->rflags = (regs->rflags & ~FIX_EFLAGS) | (sc->eflags & FIX_EFLAGS);
+	regs->cs = GDT_USER_CS;
+	regs->ss = GDT_USER_DS;
+	current->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
+	return regs->rax;
+badframe:;
+	siginfo_t info = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
+	signal_force(current, SIGSEGV, &info);
+	return regs->rax;
+}
+
+long sys_sigaltstack(long uss, long uoss)
+{
+	stack_t *as = &current->sig.altstack, ss;
+	stack_t old = *as;
+	uint64_t sp = current->regs->rsp, base = (uint64_t)as->ss_sp;
+	bool on_stack = !(as->ss_flags & SS_DISABLE) && sp > base && sp <= base + as->ss_size;
+
+	if (uss) {
+		if (copy_from_user(&ss, (void *)uss, sizeof(ss)))
+			return -EFAULT;
+		if (on_stack)
+			return -EPERM;
+		if (ss.ss_flags & ~(SS_DISABLE | SS_AUTODISARM))
+			return -EINVAL;
+		if (ss.ss_flags & SS_DISABLE) {
+			as->ss_sp = NULL, as->ss_size = 0, as->ss_flags = SS_DISABLE;
+		} else {
+			if (ss.ss_size < MINSIGSTKSZ)
+				return -ENOMEM;
+			*as = ss;
+		}
+	}
+	if (uoss) {
+		old.ss_flags = on_stack ? SS_ONSTACK : old.ss_flags;
+		if (copy_to_user((void *)uoss, &old, sizeof(old)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static long send_to_self(long sig, int code)
+{
+	if (sig < 0 || sig > NSIGNALS)
+		return -EINVAL;
+	if (sig == 0)
+		return 0;
+	siginfo_t info = { .si_signo = sig, .si_code = code };
+	info.si_pid = current->pid;
+	info.si_uid = 0;
+	signal_send(current, sig, &info);
+	return 0;
+}
+
+long sys_kill(long pid, long sig)
+{
+	/* -1 means every process but the caller and init: here, none. */
+	if (pid != current->pid && pid != 0)
+		return -ESRCH;
+	return send_to_self(sig, SI_USER);
+}
+
+long sys_tgkill(long tgid, long tid, long sig)
+{
+	if (tgid <= 0 || tid <= 0)
+		return -EINVAL;
+	if (tgid != current->pid || tid != current->pid)
+		return -ESRCH;
+	return send_to_self(sig, SI_TKILL);
+}
+
+long sys_tkill(long tid, long sig)
+{
+	if (tid <= 0)
+		return -EINVAL;
+	if (tid != current->pid)
+		return -ESRCH;
+	return send_to_self(sig, SI_TKILL);
+}

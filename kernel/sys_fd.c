@@ -1,0 +1,339 @@
+/* Descriptor syscalls: read, write and their vectors, close, dup, fcntl,
+ * ioctl, lseek, fstat, poll. Errors as Linux's fs/ gives them. */
+#include "syscall.h"
+#include "fd.h"
+#include "task.h"
+#include "tsc.h"
+#include "x86.h"
+#include "mm/kmalloc.h"
+#include "mm/paging.h"
+#include "mm/uaccess.h"
+#include <asm/ioctls.h>
+#include <asm/stat.h>
+#include <asm-generic/errno.h>
+#include <asm-generic/fcntl.h>
+#include <linux/fcntl.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/time_types.h>
+#include <linux/uio.h>
+
+#define MAX_RW_COUNT	(0x7fffffffl & PAGE_MASK)
+#define POLL_MAX_FDS	1024	/* RLIMIT_NOFILE */
+#define O_ASYNC		FASYNC
+#define SETFL_MASK	(O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
+
+static struct file *get(long fd)
+{
+	return fd_get(&current->fds, (int)fd == fd ? (int)fd : -1);
+}
+
+long sys_read(long fd, long ubuf, long n)
+{
+	struct file *f = get(fd);
+
+	if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	if (!f->ops->read)
+		return -EINVAL;
+	if (!is_user_range(ubuf, n))
+		return -EFAULT;
+	return n ? f->ops->read(f, (char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT)) : 0;
+}
+
+long sys_write(long fd, long ubuf, long n)
+{
+	struct file *f = get(fd);
+
+	if (!f || (f->flags & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	if (!f->ops->write)
+		return -EINVAL;
+	if (!is_user_range(ubuf, n))
+		return -EFAULT;
+	return n ? f->ops->write(f, (const char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT)) : 0;
+}
+
+static long rw_vector(long fd, long uiov, long iovcnt, bool write)
+{
+	struct iovec iov[UIO_MAXIOV / 64];	/* copied in chunks */
+	long total = 0;
+
+	if (!get(fd))
+		return -EBADF;
+	if (iovcnt < 0 || iovcnt > UIO_MAXIOV)
+		return -EINVAL;
+	for (long done = 0; done < iovcnt;) {
+		long n = MIN(iovcnt - done, (long)ARRAY_SIZE(iov));
+		if (copy_from_user(iov, (struct iovec *)uiov + done, n * sizeof(*iov)))
+			return total ? total : -EFAULT;
+		for (long i = 0; i < n; i++) {
+			if ((long)iov[i].iov_len < 0)
+				return total ? total : -EINVAL;
+			if (!iov[i].iov_len)
+				continue;
+			long r = write ? sys_write(fd, (long)iov[i].iov_base, iov[i].iov_len)
+				       : sys_read(fd, (long)iov[i].iov_base, iov[i].iov_len);
+			if (r < 0)
+				return total ? total : r;
+			total += r;
+			if ((size_t)r < iov[i].iov_len)
+				return total;
+		}
+		done += n;
+	}
+	return total;
+}
+
+long sys_readv(long fd, long uiov, long iovcnt)
+{
+	return rw_vector(fd, uiov, iovcnt, false);
+}
+
+long sys_writev(long fd, long uiov, long iovcnt)
+{
+	return rw_vector(fd, uiov, iovcnt, true);
+}
+
+long sys_close(long fd)
+{
+	return fd_close(&current->fds, (int)fd == fd ? (int)fd : -1);
+}
+
+static long dup_to(struct file *f, long newfd, bool cloexec)
+{
+	struct fd_table *t = &current->fds;
+
+	if (newfd < 0 || newfd >= NR_FDS)
+		return -EBADF;
+	file_get(f);
+	if (t->file[newfd])
+		fd_close(t, newfd);
+	t->file[newfd] = f;
+	t->cloexec[newfd] = cloexec;
+	return newfd;
+}
+
+long sys_dup(long fd)
+{
+	struct file *f = get(fd);
+
+	if (!f)
+		return -EBADF;
+	file_get(f);
+	int r = fd_install(&current->fds, f, 0, false);
+	if (r < 0)
+		file_put(f);
+	return r;
+}
+
+long sys_dup2(long fd, long newfd)
+{
+	struct file *f = get(fd);
+
+	if (!f)
+		return -EBADF;
+	return fd == newfd ? fd : dup_to(f, newfd, false);
+}
+
+long sys_dup3(long fd, long newfd, long flags)
+{
+	struct file *f = get(fd);
+
+	if (flags & ~O_CLOEXEC)
+		return -EINVAL;
+	if (fd == newfd)
+		return -EINVAL;
+	if (!f)
+		return -EBADF;
+	return dup_to(f, newfd, flags & O_CLOEXEC);
+}
+
+long sys_fcntl(long fd, long cmd, long arg)
+{
+	struct file *f = get(fd);
+	struct fd_table *t = &current->fds;
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC: {
+		if (arg < 0 || arg >= NR_FDS)
+			return -EINVAL;
+		file_get(f);
+		int r = fd_install(t, f, arg, cmd == F_DUPFD_CLOEXEC);
+		if (r < 0)
+			file_put(f);
+		return r;
+	}
+	case F_GETFD:
+		return t->cloexec[fd] ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		t->cloexec[fd] = arg & FD_CLOEXEC;
+		return 0;
+	case F_GETFL:
+		return f->flags;
+	case F_SETFL:
+		f->flags = (f->flags & ~SETFL_MASK) | (arg & SETFL_MASK);
+		return 0;
+	case F_GETOWN:
+		return f->owner_pid;
+	case F_SETOWN:
+		f->owner_pid = arg;
+		return 0;
+	case F_GETSIG:
+		return f->sig;
+	case F_SETSIG:
+		if (arg < 0 || arg > 64)
+			return -EINVAL;
+		f->sig = arg;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+long sys_ioctl(long fd, long cmd, long arg)
+{
+	struct file *f = get(fd);
+	unsigned c = cmd;
+	int on;
+
+	if (!f)
+		return -EBADF;
+	/* The ioctls every file answers (fs/ioctl.c do_vfs_ioctl). */
+	switch (c) {
+	case FIOCLEX:
+	case FIONCLEX:
+		current->fds.cloexec[fd] = c == FIOCLEX;
+		return 0;
+	case FIONBIO:
+	case FIOASYNC:
+		if (get_user(on, (int *)arg))
+			return -EFAULT;
+		unsigned bit = c == FIONBIO ? O_NONBLOCK : O_ASYNC;
+		f->flags = on ? f->flags | bit : f->flags & ~bit;
+		return 0;
+	}
+	return f->ops->ioctl ? f->ops->ioctl(f, c, arg) : -ENOTTY;
+}
+
+long sys_lseek(long fd, long off, long whence)
+{
+	struct file *f = get(fd);
+
+	if (!f)
+		return -EBADF;
+	if (!f->ops->lseek)
+		return -ESPIPE;
+	if (whence < SEEK_SET || whence > SEEK_END)
+		return -EINVAL;
+	return f->ops->lseek(f, off, whence);
+}
+
+long sys_fstat(long fd, long ustat)
+{
+	struct file *f = get(fd);
+	struct stat st = { 0 };
+	unsigned mode = 0;
+	long size = 0;
+
+	if (!f)
+		return -EBADF;
+	if (f->ops->stat)
+		f->ops->stat(f, &mode, &size);
+	st.st_mode = mode;
+	st.st_size = size;
+	st.st_nlink = 1;
+	st.st_blksize = PAGE_SIZE;
+	st.st_ino = (uint64_t)f->ops >> 4 & 0xffff;
+	return copy_to_user((void *)ustat, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+struct poll_set {
+	struct pollfd *fds;
+	long n;
+	long ready;
+};
+
+static bool poll_scan(void *arg)
+{
+	struct poll_set *ps = arg;
+
+	ps->ready = 0;
+	for (long i = 0; i < ps->n; i++) {
+		struct pollfd *p = &ps->fds[i];
+		struct file *f = p->fd < 0 ? NULL : get(p->fd);
+		if (p->fd < 0)
+			p->revents = 0;
+		else if (!f)
+			p->revents = POLLNVAL;
+		else
+			p->revents = (f->ops->poll ? f->ops->poll(f) : POLLIN | POLLOUT) &
+				     (p->events | POLLERR | POLLHUP);
+		ps->ready += p->revents != 0;
+	}
+	return ps->ready > 0;
+}
+
+/* deadline: 0 waits forever, 1 means do not wait. */
+static long do_poll(long ufds, long nfds, uint64_t deadline)
+{
+	struct poll_set ps = { .n = nfds };
+	long ret;
+
+	if (nfds < 0 || nfds > POLL_MAX_FDS)
+		return -EINVAL;
+	ps.fds = kmalloc(MAX(nfds, 1l) * sizeof(struct pollfd));
+	if (!ps.fds)
+		return -ENOMEM;
+	if (copy_from_user(ps.fds, (void *)ufds, nfds * sizeof(struct pollfd))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (poll_scan(&ps) || deadline == 1)
+		ret = ps.ready;
+	else
+		ret = task_wait(poll_scan, &ps, deadline) == -EINTR ? -EINTR : ps.ready;
+	for (long i = 0; i < nfds && ret >= 0; i++)
+		if (put_user(ps.fds[i].revents, &((struct pollfd *)ufds)[i].revents))
+			ret = -EFAULT;
+out:
+	kfree(ps.fds);
+	return ret;
+}
+
+long sys_poll(long ufds, long nfds, long timeout_ms)
+{
+	uint64_t deadline = timeout_ms < 0 ? 0 : timeout_ms == 0 ? 1 :
+			    rdtsc() + ns_to_tsc(timeout_ms * 1000000ul);
+	return do_poll(ufds, nfds, deadline);
+}
+
+long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize)
+{
+	struct __kernel_timespec ts;
+	uint64_t deadline = 0, saved = current->sig.blocked, mask;
+
+	if (uts) {
+		if (copy_from_user(&ts, (void *)uts, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+		deadline = ts.tv_sec == 0 && ts.tv_nsec == 0 ? 1 :
+			   rdtsc() + ns_to_tsc(ts.tv_sec * 1000000000ul + ts.tv_nsec);
+	}
+	if (usigmask) {
+		if (sigsetsize != sizeof(mask))
+			return -EINVAL;
+		if (copy_from_user(&mask, (void *)usigmask, sizeof(mask)))
+			return -EFAULT;
+		current->sig.blocked = mask & ~(sigbit(SIGKILL) | sigbit(SIGSTOP));
+	}
+	long r = do_poll(ufds, nfds, deadline);
+	/* A signal the temporary mask let through is delivered first; the
+	 * old mask returns with the signal frame (here: restored at once). */
+	current->sig.blocked = saved;
+	return r;
+}

@@ -1,0 +1,153 @@
+/* Memory syscalls: mmap (anonymous, and files that can be mapped), munmap,
+ * mprotect, madvise, brk. Errors as Linux's mm/ gives them. */
+#include "syscall.h"
+#include "fd.h"
+#include "task.h"
+#include "mm/paging.h"
+#include "mm/uspace.h"
+#include <asm-generic/errno.h>
+#include <asm-generic/fcntl.h>
+#include <asm-generic/mman-common.h>
+#include <linux/mman.h>
+
+#define PROT_MASK	(PROT_READ | PROT_WRITE | PROT_EXEC)
+
+static bool range_free(struct uspace *us, uint64_t start, uint64_t end)
+{
+	for (struct vma *v = us->vmas; v && v->start < end; v = v->next)
+		if (v->end > start)
+			return false;
+	return true;
+}
+
+long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
+{
+	struct uspace *us = current->us;
+	struct file *f = NULL;
+	unsigned type = flags & MAP_TYPE;
+	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE), start;
+
+	if (!len || (off & (PAGE_SIZE - 1)))
+		return -EINVAL;
+	if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE)
+		return -EINVAL;
+	if (!size || size > USER_END)
+		return -ENOMEM;
+	if (!(flags & MAP_ANONYMOUS)) {
+		f = fd_get(&current->fds, (int)fd == fd ? (int)fd : -1);
+		if (!f)
+			return -EBADF;
+		if (!f->ops->mmap)
+			return -ENODEV;
+		if ((type != MAP_PRIVATE && (prot & PROT_WRITE) &&
+		     (f->flags & O_ACCMODE) == O_RDONLY) || (f->flags & O_ACCMODE) == O_WRONLY)
+			return -EACCES;
+	}
+
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (addr & (PAGE_SIZE - 1))
+			return -EINVAL;
+		if (!is_user_range(addr, size))
+			return -ENOMEM;
+		start = addr;
+		if (!range_free(us, start, start + size)) {
+			if (flags & MAP_FIXED_NOREPLACE)
+				return -EEXIST;
+			uspace_unmap(us, start, start + size);
+		}
+	} else {
+		start = ALIGN_DOWN((uint64_t)addr, PAGE_SIZE);
+		if (!start || !is_user_range(start, size) || !range_free(us, start, start + size))
+			start = uspace_find_free(us, size, us->mmap_base);
+		if (!start)
+			return -ENOMEM;
+	}
+
+	struct vma *v = vma_insert(us, start, start + size,
+				   (prot & PROT_MASK) | (f ? VM_SPECIAL : VM_ANON));
+	if (!v)
+		return -ENOMEM;
+	if (f) {
+		v->pgoff = off;
+		long err = f->ops->mmap(f, v);
+		if (err) {
+			v->ops = NULL;		/* the driver took nothing */
+			uspace_unmap(us, start, start + size);
+			return err;
+		}
+	}
+	return start;
+}
+
+long sys_munmap(long addr, long len)
+{
+	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE);
+
+	if ((addr & (PAGE_SIZE - 1)) || !len || !is_user_range(addr, size))
+		return -EINVAL;
+	uspace_unmap(current->us, addr, addr + size);
+	return 0;
+}
+
+long sys_mprotect(long addr, long len, long prot)
+{
+	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE);
+
+	if ((addr & (PAGE_SIZE - 1)) || (prot & ~PROT_MASK))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (!size || !is_user_range(addr, size))
+		return -ENOMEM;
+	return uspace_protect(current->us, addr, addr + size, prot);
+}
+
+long sys_madvise(long addr, long len, long advice)
+{
+	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE);
+
+	if ((addr & (PAGE_SIZE - 1)) || len < 0)
+		return -EINVAL;
+	switch (advice) {
+	case MADV_NORMAL:
+	case MADV_RANDOM:
+	case MADV_SEQUENTIAL:
+	case MADV_WILLNEED:
+	case MADV_DONTNEED:
+	case MADV_FREE:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!size)
+		return 0;
+	if (!is_user_range(addr, size))
+		return -ENOMEM;
+	if (advice == MADV_DONTNEED || advice == MADV_FREE)
+		return uspace_discard(current->us, addr, addr + size);
+	return 0;
+}
+
+long sys_brk(long addr)
+{
+	struct uspace *us = current->us;
+	uint64_t old_top = ALIGN_UP(us->brk, PAGE_SIZE);
+	uint64_t new_top = ALIGN_UP((uint64_t)addr, PAGE_SIZE);
+
+	if ((uint64_t)addr < us->brk_start || (uint64_t)addr > USER_END)
+		return us->brk;
+	if (new_top > old_top) {
+		if (!range_free(us, old_top, new_top))
+			return us->brk;
+		/* Grow the heap's VMA in place, so brk steps keep one VMA. */
+		struct vma *v = old_top > us->brk_start ? vma_find(us, old_top - 1) : NULL;
+		if (v && v->end == old_top && v->flags == (VM_READ | VM_WRITE | VM_ANON))
+			v->end = new_top;
+		else if (!vma_insert(us, old_top, new_top, VM_READ | VM_WRITE | VM_ANON))
+			return us->brk;
+	} else if (new_top < old_top) {
+		uspace_unmap(us, new_top, old_top);
+	}
+	us->brk = addr;
+	return us->brk;
+}

@@ -1,0 +1,132 @@
+/* Process syscalls: identity, uname, TLS (arch_prctl), prctl, exit. */
+#include "syscall.h"
+#include "task.h"
+#include "x86.h"
+#include "lib/string.h"
+#include "mm/paging.h"
+#include "mm/uaccess.h"
+#include <asm/prctl.h>
+#include <asm-generic/errno.h>
+#include <linux/prctl.h>
+#include <linux/random.h>
+#include <linux/utsname.h>
+
+long sys_getpid(void)
+{
+	return current->pid;
+}
+
+long sys_gettid(void)
+{
+	return current->pid;
+}
+
+long sys_getppid(void)
+{
+	return 0;	/* started by the kernel, as init is */
+}
+
+long sys_getuid(void)
+{
+	return 0;	/* every program has root's rights */
+}
+
+long sys_uname(long ubuf)
+{
+	/* Linux's sysname, so programs that check it take their Linux path;
+	 * the release names pmuos, so tests can tell the two apart. */
+	static const struct new_utsname uts = {
+		.sysname = "Linux",
+		.nodename = "pmuos",
+		.release = "6.1.0-pmuos",
+		.version = "#1 pmuos 0.1",
+		.machine = "x86_64",
+		.domainname = "(none)",
+	};
+
+	return copy_to_user((void *)ubuf, &uts, sizeof(uts)) ? -EFAULT : 0;
+}
+
+long sys_arch_prctl(long code, long addr)
+{
+	switch (code) {
+	case ARCH_SET_FS:
+	case ARCH_SET_GS:
+		if ((uint64_t)addr >= USER_END)
+			return -EPERM;
+		wrmsr(code == ARCH_SET_FS ? MSR_FS_BASE : MSR_GS_BASE, addr);
+		if (code == ARCH_SET_FS)
+			current->fs_base = addr;
+		return 0;
+	case ARCH_GET_FS:
+	case ARCH_GET_GS: {
+		uint64_t base = rdmsr(code == ARCH_GET_FS ? MSR_FS_BASE : MSR_GS_BASE);
+		return put_user(base, (uint64_t *)addr) ? -EFAULT : 0;
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+long sys_prctl(long option, long a2, long a3, long a4, long a5)
+{
+	switch (option) {
+	case PR_SET_NAME: {
+		char name[TASK_COMM_LEN];
+		long n = strncpy_from_user(name, (const char *)a2, sizeof(name));
+		if (n == -EFAULT)
+			return -EFAULT;
+		if (n < 0)	/* too long: Linux truncates */
+			n = sizeof(name) - 1;
+		memcpy(current->comm, name, n);
+		current->comm[n] = '\0';
+		return 0;
+	}
+	case PR_GET_NAME:
+		return copy_to_user((void *)a2, current->comm, sizeof(current->comm)) ? -EFAULT : 0;
+	case PR_GET_DUMPABLE:
+		return 1;
+	case PR_SET_DUMPABLE:
+		return a2 == 0 || a2 == 1 ? 0 : -EINVAL;
+	case PR_TASK_PERF_EVENTS_DISABLE:
+	case PR_TASK_PERF_EVENTS_ENABLE:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+long sys_set_tid_address(long uptr)
+{
+	current->clear_child_tid = uptr;
+	return current->pid;
+}
+
+long sys_sched_yield(void)
+{
+	return 0;	/* nothing else to run */
+}
+
+long sys_exit(long code)
+{
+	task_exit(code & 0xff);
+}
+
+long sys_getrandom(long ubuf, long n, long flags)
+{
+	/* Deterministic (xorshift64), so runs repeat exactly: pmuos is a
+	 * measuring instrument, not a source of secrets. */
+	static uint64_t state = 0x9e3779b97f4a7c15ul;
+
+	if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
+		return -EINVAL;
+	if (!is_user_range(ubuf, n))
+		return -EFAULT;
+	n = MIN(n, 33554431l);
+	for (long done = 0; done < n; done += 8) {
+		state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+		if (copy_to_user((char *)ubuf + done, &state, MIN(8l, n - done)))
+			return done ? done : -EFAULT;
+	}
+	return n;
+}

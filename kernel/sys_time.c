@@ -1,0 +1,152 @@
+/* Time syscalls: clocks from the TSC (realtime anchored to the CMOS clock
+ * at boot), sleeps on the deadline timer. */
+#include "syscall.h"
+#include "rtc.h"
+#include "task.h"
+#include "tsc.h"
+#include "x86.h"
+#include "mm/uaccess.h"
+#include <asm-generic/errno.h>
+#include <linux/time.h>
+#include <linux/time_types.h>
+
+#define NSEC_PER_SEC 1000000000ul
+
+static uint64_t realtime_base_ns;	/* realtime at TSC 0 */
+
+static uint64_t monotonic_ns(void)
+{
+	return tsc_to_ns(rdtsc());
+}
+
+static uint64_t realtime_ns(void)
+{
+	if (!realtime_base_ns)
+		realtime_base_ns = rtc_read_epoch() * NSEC_PER_SEC - monotonic_ns();
+	return realtime_base_ns + monotonic_ns();
+}
+
+static uint64_t cputime_ns(void)
+{
+	return tsc_to_ns(rdtsc() - current->start_tsc - current->idle_tsc);
+}
+
+static int clock_ns(long clock, uint64_t *ns)
+{
+	switch (clock) {
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+		*ns = realtime_ns();
+		return 0;
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_MONOTONIC_COARSE:
+	case CLOCK_BOOTTIME:
+		*ns = monotonic_ns();
+		return 0;
+	case CLOCK_PROCESS_CPUTIME_ID:
+	case CLOCK_THREAD_CPUTIME_ID:
+		*ns = cputime_ns();
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int put_timespec(long uts, uint64_t ns)
+{
+	struct __kernel_timespec ts = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
+
+	return copy_to_user((void *)uts, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+long sys_clock_gettime(long clock, long uts)
+{
+	uint64_t ns;
+	int err = clock_ns(clock, &ns);
+
+	return err ? err : put_timespec(uts, ns);
+}
+
+long sys_clock_getres(long clock, long uts)
+{
+	uint64_t ns;
+	int err = clock_ns(clock, &ns);
+
+	if (err || !uts)
+		return err;
+	return put_timespec(uts, 1);
+}
+
+long sys_gettimeofday(long utv, long utz)
+{
+	uint64_t ns = realtime_ns();
+	struct { long sec, usec; } tv = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC / 1000 };
+	struct { int minuteswest, dsttime; } tz = { 0, 0 };
+
+	if (utv && copy_to_user((void *)utv, &tv, sizeof(tv)))
+		return -EFAULT;
+	if (utz && copy_to_user((void *)utz, &tz, sizeof(tz)))
+		return -EFAULT;
+	return 0;
+}
+
+long sys_time(long ut)
+{
+	long t = realtime_ns() / NSEC_PER_SEC;
+
+	if (ut && put_user(t, (long *)ut))
+		return -EFAULT;
+	return t;
+}
+
+static long sleep_until(uint64_t deadline_ns_mono, long urem)
+{
+	uint64_t now = monotonic_ns();
+
+	if (deadline_ns_mono <= now)
+		return 0;
+	int r = task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline_ns_mono - now));
+	if (r != -EINTR)
+		return 0;
+	now = monotonic_ns();
+	if (urem && put_timespec(urem, deadline_ns_mono > now ? deadline_ns_mono - now : 0))
+		return -EFAULT;
+	return -EINTR;
+}
+
+static int get_timespec_ns(long uts, uint64_t *ns)
+{
+	struct __kernel_timespec ts;
+
+	if (copy_from_user(&ts, (void *)uts, sizeof(ts)))
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NSEC_PER_SEC)
+		return -EINVAL;
+	*ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	return 0;
+}
+
+long sys_nanosleep(long ureq, long urem)
+{
+	uint64_t ns;
+	int err = get_timespec_ns(ureq, &ns);
+
+	return err ? err : sleep_until(monotonic_ns() + ns, urem);
+}
+
+long sys_clock_nanosleep(long clock, long flags, long ureq, long urem)
+{
+	uint64_t ns, now;
+	int err;
+
+	if (clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID)
+		return -EINVAL;
+	if ((err = clock_ns(clock, &now)))
+		return err;
+	if ((err = get_timespec_ns(ureq, &ns)))
+		return err;
+	if (flags & TIMER_ABSTIME)
+		return sleep_until(monotonic_ns() + (ns > now ? ns - now : 0), 0);
+	return sleep_until(monotonic_ns() + ns, urem);
+}

@@ -1,0 +1,118 @@
+/* System call dispatch: a table indexed by Linux x86-64 numbers. Unknown
+ * numbers return -ENOSYS and are logged once each. */
+#include "syscall.h"
+#include "gdt.h"
+#include "printk.h"
+#include "signal.h"
+#include "task.h"
+#include "traps.h"
+#include "x86.h"
+#include "mm/paging.h"
+#include <asm/unistd_64.h>
+#include <asm-generic/errno.h>
+
+typedef long (*syscall_fn)(long, long, long, long, long, long);
+/* Every handler is called with six arguments and takes the ones it needs
+ * (harmless in the x86-64 calling convention); void (*)(void) is the cast
+ * GCC accepts between function types. */
+#define SYSCALL(nr, fn) [__NR_##nr] = (syscall_fn)(void (*)(void))(fn)
+#define NR_SYSCALLS 512
+
+static const syscall_fn table[NR_SYSCALLS] = {
+	SYSCALL(read, sys_read),
+	SYSCALL(write, sys_write),
+	SYSCALL(close, sys_close),
+	SYSCALL(fstat, sys_fstat),
+	SYSCALL(poll, sys_poll),
+	SYSCALL(lseek, sys_lseek),
+	SYSCALL(mmap, sys_mmap),
+	SYSCALL(mprotect, sys_mprotect),
+	SYSCALL(munmap, sys_munmap),
+	SYSCALL(brk, sys_brk),
+	SYSCALL(rt_sigaction, sys_rt_sigaction),
+	SYSCALL(rt_sigprocmask, sys_rt_sigprocmask),
+	SYSCALL(rt_sigreturn, sys_rt_sigreturn),
+	SYSCALL(ioctl, sys_ioctl),
+	SYSCALL(readv, sys_readv),
+	SYSCALL(writev, sys_writev),
+	SYSCALL(sched_yield, sys_sched_yield),
+	SYSCALL(madvise, sys_madvise),
+	SYSCALL(dup, sys_dup),
+	SYSCALL(dup2, sys_dup2),
+	SYSCALL(nanosleep, sys_nanosleep),
+	SYSCALL(getpid, sys_getpid),
+	SYSCALL(exit, sys_exit),
+	SYSCALL(kill, sys_kill),
+	SYSCALL(uname, sys_uname),
+	SYSCALL(fcntl, sys_fcntl),
+	SYSCALL(gettimeofday, sys_gettimeofday),
+	SYSCALL(getuid, sys_getuid),
+	SYSCALL(getgid, sys_getuid),
+	SYSCALL(geteuid, sys_getuid),
+	SYSCALL(getegid, sys_getuid),
+	SYSCALL(getppid, sys_getppid),
+	SYSCALL(rt_sigpending, sys_rt_sigpending),
+	SYSCALL(sigaltstack, sys_sigaltstack),
+	SYSCALL(prctl, sys_prctl),
+	SYSCALL(arch_prctl, sys_arch_prctl),
+	SYSCALL(gettid, sys_gettid),
+	SYSCALL(tkill, sys_tkill),
+	SYSCALL(time, sys_time),
+	SYSCALL(set_tid_address, sys_set_tid_address),
+	SYSCALL(clock_gettime, sys_clock_gettime),
+	SYSCALL(clock_getres, sys_clock_getres),
+	SYSCALL(clock_nanosleep, sys_clock_nanosleep),
+	SYSCALL(exit_group, sys_exit),
+	SYSCALL(tgkill, sys_tgkill),
+	SYSCALL(ppoll, sys_ppoll),
+	SYSCALL(dup3, sys_dup3),
+	SYSCALL(getrandom, sys_getrandom),
+};
+
+static uint64_t logged[NR_SYSCALLS / 64];
+
+static long unknown_syscall(unsigned long nr)
+{
+	if (nr < NR_SYSCALLS && !(logged[nr / 64] & (1ul << (nr % 64)))) {
+		logged[nr / 64] |= 1ul << (nr % 64);
+		printk("pmuos: %s[%d]: unknown syscall %lu\n", current->comm, current->pid, nr);
+	}
+	return -ENOSYS;
+}
+
+/* SYSRET cannot restore everything IRET does (SDM Vol. 2B SYSRET), and with
+ * a non-canonical RCX it faults in ring 0 on Intel CPUs: use it only when
+ * the frame is what SYSCALL left (Linux's checks in entry_64.S). */
+static bool sysret_safe(const struct pt_regs *regs)
+{
+	return regs->rcx == regs->rip && regs->r11 == regs->rflags &&
+	       regs->rip < USER_END && regs->cs == GDT_USER_CS &&
+	       regs->ss == GDT_USER_DS &&
+	       !(regs->rflags & (X86_EFLAGS_TF | (1ul << 16) /* RF */));
+}
+
+bool syscall_dispatch(struct pt_regs *regs)
+{
+	unsigned long nr = regs->error_code;
+	syscall_fn fn = nr < NR_SYSCALLS ? table[nr] : NULL;
+
+	current->regs = regs;
+	sti();
+	regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9)
+		       : unknown_syscall(nr);
+	cli();
+	signal_deliver(regs);
+	return sysret_safe(regs);
+}
+
+void syscall_init(void)
+{
+	extern char syscall_entry[];
+
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	/* SYSCALL loads CS = 0x10, SS = 0x18; SYSRET CS = 0x23 + 16, SS = 0x23 + 8. */
+	wrmsr(MSR_STAR, (uint64_t)(GDT_USER32_CS & ~3) << 48 | (uint64_t)GDT_KERNEL_CS << 32);
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	wrmsr(MSR_SFMASK, X86_EFLAGS_IF | X86_EFLAGS_TF | X86_EFLAGS_DF | X86_EFLAGS_AC |
+			  (1ul << 14) /* NT */ | (3ul << 12) /* IOPL */);
+}

@@ -1,0 +1,47 @@
+/* System calls: the Linux x86-64 numbers, arguments and errno convention. */
+#pragma once
+#include <stdbool.h>
+
+struct pt_regs;
+
+void syscall_init(void);
+/* Called by entry.asm; true when the return may use SYSRET. */
+bool syscall_dispatch(struct pt_regs *regs);
+
+/* The syscalls, grouped by the file that implements them. */
+long sys_read(long fd, long ubuf, long n);
+long sys_write(long fd, long ubuf, long n);
+long sys_readv(long fd, long uiov, long iovcnt);
+long sys_writev(long fd, long uiov, long iovcnt);
+long sys_close(long fd);
+long sys_ioctl(long fd, long cmd, long arg);
+long sys_fcntl(long fd, long cmd, long arg);
+long sys_dup(long fd);
+long sys_dup2(long fd, long newfd);
+long sys_dup3(long fd, long newfd, long flags);
+long sys_lseek(long fd, long off, long whence);
+long sys_fstat(long fd, long ustat);
+long sys_poll(long ufds, long nfds, long timeout_ms);
+long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize);
+long sys_mmap(long addr, long len, long prot, long flags, long fd, long off);
+long sys_munmap(long addr, long len);
+long sys_mprotect(long addr, long len, long prot);
+long sys_madvise(long addr, long len, long advice);
+long sys_brk(long addr);
+long sys_clock_gettime(long clock, long uts);
+long sys_clock_getres(long clock, long uts);
+long sys_gettimeofday(long utv, long utz);
+long sys_time(long ut);
+long sys_nanosleep(long ureq, long urem);
+long sys_clock_nanosleep(long clock, long flags, long ureq, long urem);
+long sys_getpid(void);
+long sys_getppid(void);
+long sys_gettid(void);
+long sys_getuid(void);
+long sys_uname(long ubuf);
+long sys_arch_prctl(long code, long addr);
+long sys_prctl(long option, long a2, long a3, long a4, long a5);
+long sys_set_tid_address(long uptr);
+long sys_sched_yield(void);
+long sys_exit(long code);
+long sys_getrandom(long ubuf, long n, long flags);
