@@ -19,7 +19,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
 	-fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
-	-isystem $(BUILD)/uapi -Iinclude
+	-isystem $(BUILD)/uapi -Iinclude -Iinclude/uapi
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
 KERNEL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-toplevel-reorder)
 NASMFLAGS := -f elf64 -g -F dwarf
@@ -84,8 +84,10 @@ run: deps $(KERNEL) $(BUILD)/user/demo
 	$(PYTHON) tests/qemu/run.py --interactive --firmware bios --iso $(BUILD)/run.iso
 
 test: deps
-	$(MAKE) all
+	$(MAKE) all $(BUILD)/user/oracle-init
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --iso $(ISO) \
+		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/test-logs \
+		$(if $(NO_ORACLE),--no-oracle) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
 
 debug: deps $(ISO)

@@ -14,6 +14,7 @@
 #define LCR_DLAB	0x80
 #define LCR_8N1		0x03
 #define LSR_THRE	0x20	/* transmit holding register empty */
+#define LSR_TEMT	0x40	/* transmitter empty: the last bit is out */
 #define UART_CLOCK	115200
 
 void console_init(void)
@@ -42,4 +43,10 @@ void console_write(const char *s, size_t n)
 			uart_putc('\r');
 		uart_putc(s[i]);
 	}
+}
+
+void console_drain(void)
+{
+	for (int i = 0; i < 100000 && !(inb(COM1 + UART_LSR) & LSR_TEMT); i++)
+		pause();
 }

@@ -4,3 +4,5 @@
 
 void console_init(void);
 void console_write(const char *s, size_t n);
+/* Wait until the UART has sent everything (before QEMU exits). */
+void console_drain(void);

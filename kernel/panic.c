@@ -1,5 +1,6 @@
 /* Stopping the machine: the clean halt at the end of a run, panic and assert. */
 #include "panic.h"
+#include "console.h"
 #include "printk.h"
 #include "traps.h"
 #include "x86.h"
@@ -14,6 +15,7 @@ __noreturn void machine_halt(int status)
 {
 	printk("== halt status=%d\n", status);
 	cli();
+	console_drain();
 	outl(DEBUG_EXIT_PORT, (uint32_t)status);
 	for (;;)
 		hlt();

@@ -5,6 +5,7 @@
 #include "signal.h"
 
 struct boot_module;
+struct perf_event_context;
 struct pt_regs;
 struct uspace;
 
@@ -25,6 +26,7 @@ struct task {
 	uint64_t kernel_rsp;		/* saved by context_switch */
 	uint64_t start_tsc;		/* for CLOCK_PROCESS_CPUTIME_ID */
 	uint64_t idle_tsc;		/* time spent halted while this task slept */
+	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
 };
 
 extern struct task *current;

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""tests/qemu/run.py: boots a pmuos ISO in QEMU (SeaBIOS or OVMF) and reports the KTAP outcomes."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import ktap  # noqa: E402
+
+# Under icount OVMF's PEI phase polls ~3 s of virtual time for a TPM at 0xfed40000 (absent
+# MMIO reads 0, not the 0xff that would end the probe): a UEFI boot takes ~32 s of wall time
+# and no QEMU option we found avoids it, so suite.py starts that boot first.
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+DEFAULT_TIMEOUT = 120
+
+# q35 rather than pc: its AHCI CD-ROM boots GRUB in 2 s under icount, pc's IDE PIO in 8 s.
+# -nic none: no NIC means no iPXE ROM for the firmware to load. The RTC is fixed as the
+# Linux oracle's is, so nothing the guest reads depends on the host's clock.
+QEMU = [
+    "qemu-system-x86_64", "-M", "q35", "-m", "512M", "-smp", "1",
+    "-cpu", "max,-rdrand,-rdseed", "-icount", "shift=0,sleep=off",
+    "-no-reboot", "-display", "none", "-nic", "none",
+    "-rtc", "base=2024-01-01T00:00:00,clock=vm",
+    "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+]
+
+
+def qemu_command(iso, firmware, tmpdir, serial="stdio", gdb=False):
+    cmd = QEMU + ["-serial", serial, "-cdrom", iso]
+    if firmware == "uefi":
+        # OVMF writes its variables; a reused VARS file can drop into the EFI shell.
+        vars_copy = os.path.join(tmpdir, "OVMF_VARS.fd")
+        shutil.copyfile(OVMF_VARS, vars_copy)
+        cmd += ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
+    elif firmware != "bios":
+        raise ValueError(f"unknown firmware {firmware!r} (bios or uefi)")
+    if gdb:
+        cmd += ["-s", "-S"]  # gdb stub on :1234, CPU stopped until gdb continues it
+    return cmd
+
+
+def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=False, gdb=False):
+    """Boots iso; returns (log, exit_code, timed_out).
+
+    echo: a binary stream that gets the serial output as it arrives. interactive: the
+    terminal drives the serial port and QEMU's monitor (Ctrl-A X quits); timeout None waits
+    for ever. QEMU's own error messages are appended to the log as `qemu: ...` lines.
+    """
+    chunks = []
+
+    def pump(stream):
+        while True:
+            data = stream.read1(65536)
+            if not data:
+                return
+            chunks.append(data)
+            if echo:
+                echo.write(data)
+                echo.flush()
+
+    with tempfile.TemporaryDirectory(prefix="pmuos-qemu-") as tmp, \
+            tempfile.TemporaryFile() as errlog:
+        cmd = qemu_command(iso, firmware, tmp, "mon:stdio" if interactive else "stdio", gdb)
+        # Interactive: QEMU's messages (gdb, monitor) belong on the terminal.
+        proc = subprocess.Popen(cmd, stdin=None if interactive else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=None if interactive else errlog)
+        reader = threading.Thread(target=pump, args=(proc.stdout,), daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            if proc.poll() is None:  # timeout, or Ctrl-C in a non-interactive run
+                proc.kill()
+                proc.wait()
+            reader.join()
+        errlog.seek(0)
+        errors = errlog.read().decode("utf-8", "replace")
+    log = b"".join(chunks).decode("utf-8", "replace")
+    if errors.strip():
+        log += "".join(f"\nqemu: {line}" for line in errors.strip().splitlines()) + "\n"
+    return log, proc.returncode, timed_out
+
+
+def expect_failure(outcomes, exit_code, want="any"):
+    """A negative check: passes when the run failed the way it was asked to.
+
+    want: "panic" (a panic shown and QEMU exiting with the panic status), "notok" (a `not ok`
+    line and no panic), or "any" (either).
+    """
+    panics = [o for o in outcomes if o.kind == "panic"]
+    notoks = [o for o in outcomes if o.kind == "test" and not o.passed]
+    panic_exit = (ktap.PANIC_EXIT << 1) | 1
+    if want == "panic":
+        passed = bool(panics) and exit_code == panic_exit
+        evidence = panics[0].detail if panics else ""
+    elif want == "notok":
+        passed = bool(notoks) and not panics
+        evidence = "\n".join(f"not ok: {o.name}\n{o.detail}".strip() for o in notoks)
+    else:
+        passed = bool(panics or notoks)
+        evidence = (panics or notoks)[0].detail if passed else ""
+    if passed:
+        return ktap.Outcome(f"expected failure ({want})", True, evidence, kind="expect")
+    seen = "; ".join(f"{o.name}: {o.detail.splitlines()[0] if o.detail else 'failed'}"
+                     for o in outcomes if not o.passed) or "every check passed"
+    return ktap.Outcome(f"expected failure ({want})", False,
+                        f"the run did not fail as expected (QEMU exit code {exit_code}); "
+                        f"saw: {seen}", kind="expect")
+
+
+def report(outcomes, prefix="", quiet=False, out=sys.stdout):
+    """Prints one line per outcome (details indented under failures); returns the counts."""
+    passed = failed = skipped = 0
+    for o in outcomes:
+        if not o.passed:
+            failed += 1
+            out.write(f"FAIL {prefix}{o.name}\n")
+            for line in o.detail.splitlines():
+                out.write(f"        {line}\n")
+        elif o.skipped:
+            skipped += 1
+            if not quiet:
+                out.write(f"SKIP {prefix}{o.name}" + (f" ({o.detail})" if o.detail else "") + "\n")
+        else:
+            passed += 1
+            if not quiet:
+                note = o.detail.splitlines()[0] if o.kind == "expect" and o.detail else ""
+                out.write(f"ok   {prefix}{o.name}" + (f" ({note})" if note else "") + "\n")
+    out.flush()
+    return passed, failed, skipped
+
+
+def summary(passed, failed, skipped):
+    return f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+
+
+def run_status(log_text, exit_code):
+    """The status `make run` exits with: the one program's, else the first failing
+    program's, else the halt status; (why, status) when the run ended badly."""
+    log = ktap.parse(log_text)
+    progs = [p for p in log.programs if p.name != "kernel"]
+    if len(progs) == 1 and progs[0].status is not None:
+        return None, progs[0].status
+    failing = [p.status for p in progs if p.status]
+    if failing:
+        return None, failing[0]
+    if log.halt is not None:
+        return None, log.halt
+    if log.panic is not None:
+        return "kernel panic", ktap.PANIC_EXIT
+    return f"no `== halt` line, QEMU exit code {exit_code}", 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--iso", required=True)
+    ap.add_argument("--firmware", choices=("bios", "uefi"), default="bios")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help=f"seconds before QEMU is killed (default {DEFAULT_TIMEOUT}; "
+                    "none with --interactive)")
+    ap.add_argument("--expect-fail", nargs="?", const="any", choices=("any", "panic", "notok"),
+                    help="pass only if the run fails: with a panic, a `not ok`, or either")
+    ap.add_argument("--log", help="write the serial log to this file")
+    ap.add_argument("--quiet", action="store_true", help="print failures and the summary only")
+    ap.add_argument("-v", "--verbose", action="store_true", help="echo the serial output")
+    ap.add_argument("--interactive", action="store_true",
+                    help="serial and monitor on this terminal (Ctrl-A X quits); exits with "
+                    "the program's status")
+    ap.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
+    opts = ap.parse_args()
+    if not os.path.exists(opts.iso):
+        print(f"run.py: no such ISO: {opts.iso}", file=sys.stderr)
+        return 2
+
+    if opts.interactive:
+        log, code, timed_out = boot(opts.iso, opts.firmware, opts.timeout,
+                                    echo=sys.stdout.buffer, interactive=True, gdb=opts.gdb)
+        if opts.log:
+            with open(opts.log, "w") as f:
+                f.write(log)
+        why, status = run_status(log, code)
+        if timed_out:
+            why, status = f"timed out after {opts.timeout} s", 124
+        if why:
+            print(f"\nrun.py: {why}", file=sys.stderr)
+        print(f"exit status: {status}")
+        return status
+
+    timeout = opts.timeout or DEFAULT_TIMEOUT
+    echo = sys.stdout.buffer if opts.verbose else None
+    log, code, timed_out = boot(opts.iso, opts.firmware, timeout, echo=echo, gdb=opts.gdb)
+    if opts.log:
+        with open(opts.log, "w") as f:
+            f.write(log)
+    outcomes = ktap.evaluate(log, code, timed_out)
+    if opts.expect_fail:
+        outcomes = [expect_failure(outcomes, code, opts.expect_fail)]
+    counts = report(outcomes, f"{opts.firmware}: ", opts.quiet)
+    print(summary(*counts))
+    return 1 if counts[1] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+# user/user.mk: builds the static musl userland (KTAP tests, bench, demo, the oracle's /init); the top Makefile includes it.
+BUILD ?= build
+
+USER_CC := musl-gcc
+USER_LIBC := /usr/lib/x86_64-linux-musl
+USER_UAPI := $(BUILD)/uapi
+# The UAPI copy keeps glibc's /usr/include out of the search path: it would shadow musl's headers.
+USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MD \
+	-isystem $(USER_UAPI) -idirafter include/uapi -Iuser/lib
+
+# Test programs in the order the suite runs them; each one is user/tests/NAME.c.
+USER_TESTS := errors fds brk mmap clocks identity startup signals faults
+USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
+# startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
+USER_PIE_PROGS := $(BUILD)/user/startup-pie
+USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) startup-pie segv)
+USER_BENCH_PROGS := $(BUILD)/user/bench
+USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv \
+	$(BUILD)/user/demo $(BUILD)/user/oracle-init
+
+# Arguments for a program's module line (pmuos) or tests.list line (oracle), by name.
+# --expect-status=N tells the harness the program passes by exiting with status N.
+USER_ARGS_segv := --expect-status=139
+USER_ARGS_startup := alpha beta
+USER_ARGS_startup-pie := alpha beta
+
+USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \
+	$(BUILD)/user/lib/ktap.o $(BUILD)/user/demo.o $(BUILD)/user/oracle-init.o \
+	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
+
+$(USER_UAPI)/.stamp:
+	@echo "  UAPI    $(USER_UAPI)"
+	@rm -rf $(USER_UAPI) && mkdir -p $(USER_UAPI)
+	@cp -r /usr/include/linux /usr/include/asm-generic /usr/include/x86_64-linux-gnu/asm $(USER_UAPI)/
+	@touch $@
+
+$(BUILD)/user/%.o: user/%.c | $(USER_UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  MUSLCC  $<"
+	@$(USER_CC) $(USER_CFLAGS) -fno-pie -c $< -o $@
+
+$(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  MUSLCC  $< (PIE)"
+	@$(USER_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
+
+$(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o
+	@echo "  LD      $@"
+	@$(USER_CC) -static -no-pie $^ -o $@
+
+$(BUILD)/user/segv: $(BUILD)/user/tests/segv.o
+	@echo "  LD      $@"
+	@$(USER_CC) -static -no-pie $^ -o $@
+
+$(BUILD)/user/demo $(BUILD)/user/oracle-init: $(BUILD)/user/%: $(BUILD)/user/%.o
+	@echo "  LD      $@"
+	@$(USER_CC) -static -no-pie $^ -o $@
+
+# musl-gcc's specs know no -static-pie: name rcrt1.o (which relocates itself) and the
+# static-PIE linker flags by hand.
+USER_PIE_LDFLAGS := -nostartfiles -Wl,-static,-pie,--no-dynamic-linker,-z,text
+$(USER_PIE_PROGS): $(BUILD)/user/%-pie: $(BUILD)/user/pie/tests/%.o $(BUILD)/user/pie/lib/ktap.o
+	@echo "  LD      $@ (static PIE)"
+	@$(USER_CC) $(USER_PIE_LDFLAGS) $(USER_LIBC)/rcrt1.o $(USER_LIBC)/crti.o \
+		$$($(USER_CC) -print-file-name=crtbeginS.o) $^ -lc \
+		$$($(USER_CC) -print-file-name=crtendS.o) $(USER_LIBC)/crtn.o -o $@
+
+.PHONY: user
+user: $(USER_PROGS)
+
+-include $(USER_OBJS:.o=.d)
