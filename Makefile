@@ -34,10 +34,13 @@ KERNEL_C := \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
 	kernel/task.c kernel/elf.c kernel/fd.c kernel/tty.c kernel/signal.c \
 	kernel/syscall.c kernel/sys_fd.c kernel/sys_mm.c kernel/sys_time.c kernel/sys_proc.c \
+	kernel/sysfs.c kernel/sys_path.c kernel/test/sysfs.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
 	kernel/mm/uaccess.c kernel/mm/uspace.c \
-	kernel/test/mm.c kernel/test/cpu.c
+	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \
+	kernel/perf/ioctl.c kernel/perf/mmap.c kernel/pmu/sw.c \
+	kernel/test/mm.c kernel/test/cpu.c kernel/test/perf.c
 
 KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \
 	$(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C))
@@ -89,6 +92,10 @@ test: deps
 		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
+
+bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/oracle-init
+	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
+		--log-dir $(BUILD)/bench-logs
 
 debug: deps $(ISO)
 	printf 'file $(KERNEL)\ntarget remote :1234\n' > $(BUILD)/gdbinit

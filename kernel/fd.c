@@ -48,14 +48,14 @@ int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec)
 	return -EMFILE;
 }
 
-struct file *fd_get(struct fd_table *t, int fd)
+struct file *fd_get(struct fd_table *t, unsigned int fd)
 {
-	if (fd < 0 || fd >= NR_FDS)
+	if (fd >= NR_FDS)
 		return NULL;
 	return t->file[fd];
 }
 
-int fd_close(struct fd_table *t, int fd)
+int fd_close(struct fd_table *t, unsigned int fd)
 {
 	struct file *f = fd_get(t, fd);
 
@@ -68,7 +68,7 @@ int fd_close(struct fd_table *t, int fd)
 
 void fd_close_all(struct fd_table *t)
 {
-	for (int fd = 0; fd < NR_FDS; fd++)
+	for (unsigned int fd = 0; fd < NR_FDS; fd++)
 		if (t->file[fd])
 			fd_close(t, fd);
 }

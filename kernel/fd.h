@@ -48,8 +48,8 @@ void file_put(struct file *f);
  * takes over the caller's reference. */
 int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);
 /* The file behind fd, or NULL (EBADF). No reference is taken. */
-struct file *fd_get(struct fd_table *t, int fd);
-int fd_close(struct fd_table *t, int fd);
+struct file *fd_get(struct fd_table *t, unsigned int fd);
+int fd_close(struct fd_table *t, unsigned int fd);
 void fd_close_all(struct fd_table *t);
 /* Open files across all processes (for the accounting file). */
 extern long files_open;

@@ -40,12 +40,14 @@ extern struct ktest_state ktest_state;
 		}							\
 	} while (0)
 
-/* Stop the test here if cond fails. */
+/* Stop the test here if cond fails (cond is evaluated once). */
 #define KASSERT(cond)							\
 	do {								\
-		KEXPECT(cond);						\
-		if (!(cond))						\
+		if (!(cond)) {						\
+			printk("# %s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+			ktest_state.failed = true;			\
 			return;						\
+		}							\
 	} while (0)
 
 #define KSKIP(reason)							\

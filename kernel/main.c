@@ -10,6 +10,7 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
+#include "perf/internal.h"
 #include "syscall.h"
 #include "task.h"
 #include "timer.h"
@@ -47,6 +48,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	tsc_init();		// TSC and LAPIC timer frequency
 	timer_init();		// deadline queue
 	syscall_init();		// SYSCALL/SYSRET
+	perf_init();		// perf core, software PMU
 	sti();
 
 	printk("pmuos 0.1\n");

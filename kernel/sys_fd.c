@@ -23,9 +23,10 @@
 #define O_ASYNC		FASYNC
 #define SETFL_MASK	(O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
 
+/* Linux takes descriptors as unsigned int: the upper half is ignored. */
 static struct file *get(long fd)
 {
-	return fd_get(&current->fds, (int)fd == fd ? (int)fd : -1);
+	return fd_get(&current->fds, (unsigned int)fd);
 }
 
 long sys_read(long fd, long ubuf, long n)
@@ -38,7 +39,7 @@ long sys_read(long fd, long ubuf, long n)
 		return -EINVAL;
 	if (!is_user_range(ubuf, n))
 		return -EFAULT;
-	return n ? f->ops->read(f, (char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT)) : 0;
+	return f->ops->read(f, (char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT));
 }
 
 long sys_write(long fd, long ubuf, long n)
@@ -51,7 +52,7 @@ long sys_write(long fd, long ubuf, long n)
 		return -EINVAL;
 	if (!is_user_range(ubuf, n))
 		return -EFAULT;
-	return n ? f->ops->write(f, (const char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT)) : 0;
+	return f->ops->write(f, (const char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT));
 }
 
 static long rw_vector(long fd, long uiov, long iovcnt, bool write)
@@ -97,14 +98,14 @@ long sys_writev(long fd, long uiov, long iovcnt)
 
 long sys_close(long fd)
 {
-	return fd_close(&current->fds, (int)fd == fd ? (int)fd : -1);
+	return fd_close(&current->fds, (unsigned int)fd);
 }
 
 static long dup_to(struct file *f, long newfd, bool cloexec)
 {
 	struct fd_table *t = &current->fds;
 
-	if (newfd < 0 || newfd >= NR_FDS)
+	if (newfd >= NR_FDS)
 		return -EBADF;
 	file_get(f);
 	if (t->file[newfd])
@@ -129,6 +130,7 @@ long sys_dup(long fd)
 
 long sys_dup2(long fd, long newfd)
 {
+	fd = (unsigned int)fd, newfd = (unsigned int)newfd;
 	struct file *f = get(fd);
 
 	if (!f)
@@ -138,6 +140,7 @@ long sys_dup2(long fd, long newfd)
 
 long sys_dup3(long fd, long newfd, long flags)
 {
+	fd = (unsigned int)fd, newfd = (unsigned int)newfd;
 	struct file *f = get(fd);
 
 	if (flags & ~O_CLOEXEC)
@@ -151,6 +154,7 @@ long sys_dup3(long fd, long newfd, long flags)
 
 long sys_fcntl(long fd, long cmd, long arg)
 {
+	fd = (unsigned int)fd;
 	struct file *f = get(fd);
 	struct fd_table *t = &current->fds;
 
@@ -196,6 +200,7 @@ long sys_fcntl(long fd, long cmd, long arg)
 
 long sys_ioctl(long fd, long cmd, long arg)
 {
+	fd = (unsigned int)fd;
 	struct file *f = get(fd);
 	unsigned c = cmd;
 	int on;

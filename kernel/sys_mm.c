@@ -34,7 +34,7 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 	if (!size || size > USER_END)
 		return -ENOMEM;
 	if (!(flags & MAP_ANONYMOUS)) {
-		f = fd_get(&current->fds, (int)fd == fd ? (int)fd : -1);
+		f = fd_get(&current->fds, (unsigned int)fd);
 		if (!f)
 			return -EBADF;
 		if (!f->ops->mmap)
@@ -64,7 +64,8 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 	}
 
 	struct vma *v = vma_insert(us, start, start + size,
-				   (prot & PROT_MASK) | (f ? VM_SPECIAL : VM_ANON));
+				   (prot & PROT_MASK) | (f ? VM_SPECIAL : VM_ANON) |
+				   (type == MAP_PRIVATE ? 0 : VM_SHARED));
 	if (!v)
 		return -ENOMEM;
 	if (f) {

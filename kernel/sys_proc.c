@@ -1,6 +1,7 @@
 /* Process syscalls: identity, uname, TLS (arch_prctl), prctl, exit. */
 #include "syscall.h"
 #include "task.h"
+#include "perf/internal.h"
 #include "x86.h"
 #include "lib/string.h"
 #include "mm/paging.h"
@@ -90,6 +91,7 @@ long sys_prctl(long option, long a2, long a3, long a4, long a5)
 		return a2 == 0 || a2 == 1 ? 0 : -EINVAL;
 	case PR_TASK_PERF_EVENTS_DISABLE:
 	case PR_TASK_PERF_EVENTS_ENABLE:
+		perf_task_events_enable(current, option == PR_TASK_PERF_EVENTS_ENABLE);
 		return 0;
 	default:
 		return -EINVAL;

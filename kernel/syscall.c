@@ -67,6 +67,20 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(ppoll, sys_ppoll),
 	SYSCALL(dup3, sys_dup3),
 	SYSCALL(getrandom, sys_getrandom),
+	/* paths and the /sys tree (sys_path.c) */
+	SYSCALL(open, sys_open),
+	SYSCALL(stat, sys_stat),
+	SYSCALL(lstat, sys_lstat),
+	SYSCALL(pread64, sys_pread64),
+	SYSCALL(access, sys_access),
+	SYSCALL(readlink, sys_readlink),
+	SYSCALL(getdents64, sys_getdents64),
+	SYSCALL(openat, sys_openat),
+	SYSCALL(newfstatat, sys_newfstatat),
+	SYSCALL(readlinkat, sys_readlinkat),
+	SYSCALL(faccessat, sys_faccessat),
+	SYSCALL(faccessat2, sys_faccessat2),
+	SYSCALL(perf_event_open, sys_perf_event_open),
 };
 
 static uint64_t logged[NR_SYSCALLS / 64];

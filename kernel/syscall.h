@@ -45,3 +45,17 @@ long sys_set_tid_address(long uptr);
 long sys_sched_yield(void);
 long sys_exit(long code);
 long sys_getrandom(long ubuf, long n, long flags);
+/* sys_path.c */
+long sys_open(long upath, long flags, long mode);
+long sys_openat(long dirfd, long upath, long flags, long mode);
+long sys_stat(long upath, long ustat);
+long sys_lstat(long upath, long ustat);
+long sys_newfstatat(long dirfd, long upath, long ustat, long flags);
+long sys_pread64(long fd, long ubuf, long n, long pos);
+long sys_getdents64(long fd, long ubuf, long n);
+long sys_access(long upath, long mode);
+long sys_faccessat(long dirfd, long upath, long mode);
+long sys_faccessat2(long dirfd, long upath, long mode, long flags);
+long sys_readlink(long upath, long ubuf, long bufsiz);
+long sys_readlinkat(long dirfd, long upath, long ubuf, long bufsiz);
+long sys_perf_event_open(long uattr, long pid, long cpu, long group_fd, long flags);

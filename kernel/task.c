@@ -7,6 +7,8 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
+#include "perf/internal.h"
+#include "pmu/sw.h"
 #include "timer.h"
 #include "traps.h"
 #include "tty.h"
@@ -64,9 +66,14 @@ static void build_kernel_stack(struct task *t, const struct pt_regs *user)
 
 static void task_free(struct task *t)
 {
+	perf_task_exit(t);
 	fd_close_all(&t->fds);
 	if (t->us)
-		uspace_destroy(t->us);
+		uspace_destroy(t->us);	/* mappings of perf events hold their files */
+	if (t->perf_ctx) {
+		assert(t->perf_ctx->nr_events == 0);
+		kfree(t->perf_ctx);
+	}
 	if (t->kstack_top)
 		vfree_stack(t->kstack_top, KSTACK_SIZE);
 	kfree(t);
@@ -129,19 +136,28 @@ __noreturn void task_exit(int status)
 	panic("an exited task was resumed");
 }
 
-bool task_kernel_fault_on_user(uint64_t addr, bool write)
+/* A page fault on user memory, counted as Linux counts it: every fault is a
+ * page-fault, each one resolved a minor one (there is no disk: no major). */
+static bool user_page_fault(struct pt_regs *regs, uint64_t addr)
 {
-	return current && addr < USER_END && uspace_fault(current->us, addr, write, false) == 0;
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs);
+	if (!current || addr >= USER_END ||
+	    uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
+			 regs->error_code & PF_INSTR))
+		return false;
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs);
+	return true;
+}
+
+bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr)
+{
+	return user_page_fault(regs, addr);
 }
 
 void task_user_exception(struct pt_regs *regs)
 {
-	if (regs->vector == X86_TRAP_PF) {
-		uint64_t addr = read_cr2();
-		if (uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
-				 regs->error_code & PF_INSTR) == 0)
-			return;
-	}
+	if (regs->vector == X86_TRAP_PF && user_page_fault(regs, read_cr2()))
+		return;
 	signal_from_exception(regs);
 }
 
@@ -152,6 +168,7 @@ static void wake(struct timer *t, struct pt_regs *regs)
 int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 {
 	struct timer timer = { .fn = wake };
+	bool switched = false;
 	int ret;
 
 	if (deadline)
@@ -170,6 +187,10 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 			ret = -EINTR;
 			break;
 		}
+		/* Linux would switch to idle here: one context switch. */
+		if (!switched)
+			perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL);
+		switched = true;
 		/* STI's shadow: no interrupt slips in between the checks and HLT. */
 		uint64_t t0 = rdtsc();
 		sti_hlt();

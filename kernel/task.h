@@ -39,7 +39,7 @@ __noreturn void task_exit(int status);
 void task_user_exception(struct pt_regs *regs);
 /* A page fault taken by the kernel on a user address (in a user copy):
  * true if demand paging resolved it. */
-bool task_kernel_fault_on_user(uint64_t addr, bool write);
+bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr);
 /* Sleep until cond(arg) holds (0), the TSC passes deadline (-ETIMEDOUT; 0
  * waits forever), or a signal is pending (-EINTR). Interrupts wake it; the
  * halted time is idle, not the task's CPU time. cond may be NULL. */

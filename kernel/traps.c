@@ -55,7 +55,7 @@ static void kernel_exception(struct pt_regs *regs)
 	 * it and retry, as a user access would. Only at the instructions the
 	 * exception table lists: anywhere else it is a kernel bug. */
 	if (regs->vector == X86_TRAP_PF && search_extable(regs->rip) &&
-	    task_kernel_fault_on_user(read_cr2(), regs->error_code & PF_WRITE))
+	    task_kernel_fault_on_user(regs, read_cr2()))
 		return;
 	if (fixup_exception(regs))
 		return;

@@ -39,6 +39,8 @@ static long tty_read(struct file *f, char *ubuf, size_t n)
 {
 	size_t got = 0;
 
+	if (!n)
+		return 0;
 	while (!rx_ready()) {
 		if (f->flags & O_NONBLOCK)
 			return -EAGAIN;

@@ -119,6 +119,8 @@ static struct vma *vma_split(struct vma *v, uint64_t addr)
 	n->pgoff = v->pgoff + (addr - v->start);
 	v->end = addr;
 	v->next = n;
+	if (n->ops && n->ops->open)
+		n->ops->open(n);
 	return n;
 }
 

@@ -11,10 +11,13 @@
 #define VM_ANON		0x10	/* demand-zero pages, owned by the space */
 #define VM_SPECIAL	0x20	/* pages installed by a driver (perf rings), borrowed */
 #define VM_STACK	0x40
+#define VM_SHARED	0x80	/* MAP_SHARED */
 
 struct vma;
-/* A driver's mapping (VM_SPECIAL): told when a part of it goes away. */
+/* A driver's mapping (VM_SPECIAL): open when a split makes a second VMA of
+ * it, close when a VMA of it goes away. */
 struct vma_ops {
+	void (*open)(struct vma *vma);
 	void (*close)(struct vma *vma);
 };
 

@@ -1,0 +1,100 @@
+/* Copying struct perf_event_attr in, with Linux 6.1's checks and errnos
+ * (kernel/events/core.c perf_copy_attr): any size from VER0 to a page,
+ * E2BIG with our size written back when an unknown tail is not zero. */
+#include "internal.h"
+#include "../lib/string.h"
+#include "../mm/paging.h"
+#include "../mm/uaccess.h"
+#include <asm-generic/errno.h>
+#include <asm/perf_regs.h>
+#include <pmuos/perf_ext.h>
+
+static_assert(sizeof(struct perf_event_attr) == PERF_ATTR_SIZE_VER7, "Linux 6.1 attr");
+static_assert(offsetof(struct perf_event_attr, read_format) + 8 == PMUOS_ATTR_FLAGS_OFFSET,
+	      "the flag word holding attr.persistent");
+
+#define PERF_REG_X86_64_MASK	((1ull << PERF_REG_X86_64_MAX) - 1)
+/* x86-64 has no DS, ES, FS, GS in perf regs (arch/x86/kernel/perf_regs.c). */
+#define PERF_REG_X86_64_INVALID	((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | \
+				 (1ull << PERF_REG_X86_FS) | (1ull << PERF_REG_X86_GS))
+#define MAX_STACK_DEPTH		127	/* sysctl_perf_event_max_stack */
+
+static int reg_validate(uint64_t mask)
+{
+	if (!mask || (mask & ~PERF_REG_X86_64_MASK) || (mask & PERF_REG_X86_64_INVALID))
+		return -EINVAL;
+	return 0;
+}
+
+/* The 26 flag bits above sigtrap; pmuos gives bit 41 a meaning (seed 001). */
+static uint64_t reserved_flags(const struct perf_event_attr *attr)
+{
+	uint64_t word;
+
+	memcpy(&word, (const char *)attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(word));
+	return (word >> 38) & ~(1ull << (PMUOS_ATTR_FLAG_PERSISTENT_BIT - 38));
+}
+
+int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
+{
+	uint32_t size;
+
+	memset(attr, 0, sizeof(*attr));
+	if (get_user(size, &((const struct perf_event_attr *)uattr)->size))
+		return -EFAULT;
+	if (!size)
+		size = PERF_ATTR_SIZE_VER0;	/* Linux's ABI compatibility quirk */
+	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		goto err_size;
+	if (copy_from_user(attr, uattr, MIN((size_t)size, sizeof(*attr))))
+		return -EFAULT;
+	/* A bigger struct from a newer program: its tail must be zero. */
+	for (size_t off = sizeof(*attr); off < size; off += 8) {
+		uint64_t tail = 0;
+		size_t n = MIN((size_t)8, size - off);
+		if (copy_from_user(&tail, (const char *)uattr + off, n))
+			return -EFAULT;
+		if (tail)
+			goto err_size;
+	}
+	attr->size = size;
+
+	if (reserved_flags(attr) || attr->__reserved_2 || attr->__reserved_3)
+		return -EINVAL;
+	if (attr->sample_type & ~(PERF_SAMPLE_MAX - 1))
+		return -EINVAL;
+	if (attr->read_format & ~(PERF_FORMAT_MAX - 1))
+		return -EINVAL;
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		/* Only the privilege bits are checked before the PMU says no. */
+		if (attr->branch_sample_type & ~(PERF_SAMPLE_BRANCH_MAX - 1))
+			return -EINVAL;
+		if (!(attr->branch_sample_type & ~PERF_SAMPLE_BRANCH_PLM_ALL))
+			return -EINVAL;
+	}
+	if ((attr->sample_type & PERF_SAMPLE_REGS_USER) && reg_validate(attr->sample_regs_user))
+		return -EINVAL;
+	if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (attr->sample_stack_user >= 0xffff || (attr->sample_stack_user & 7))
+			return -EINVAL;
+	}
+	if (!attr->sample_max_stack)
+		attr->sample_max_stack = MAX_STACK_DEPTH;
+	if ((attr->sample_type & PERF_SAMPLE_REGS_INTR) && reg_validate(attr->sample_regs_intr))
+		return -EINVAL;
+	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) &&
+	    (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
+		return -EINVAL;
+	if (!attr->inherit && attr->inherit_thread)
+		return -EINVAL;
+	if (attr->remove_on_exec && attr->enable_on_exec)
+		return -EINVAL;
+	if (attr->sigtrap && !attr->remove_on_exec)
+		return -EINVAL;
+	return 0;
+
+err_size:
+	size = sizeof(*attr);
+	put_user(size, &((struct perf_event_attr *)uattr)->size);
+	return -E2BIG;
+}

@@ -1,0 +1,512 @@
+/* Events and contexts: allocation, counting time, and putting groups onto
+ * the PMUs with add/del (pinned groups first, then flexible ones, which the
+ * rotation timer multiplexes when counters run out). */
+#include "internal.h"
+#include "../pmu/sw.h"
+#include "../panic.h"
+#include "../task.h"
+#include "../tsc.h"
+#include "../x86.h"
+#include "../lib/string.h"
+#include "../mm/kmalloc.h"
+#include <asm-generic/errno.h>
+
+/* Linux's perf_event_mux_interval_ms with HZ=250, Debian's setting. */
+#define ROTATION_NS	4000000ul
+
+struct perf_event_context perf_cpu_ctx;
+struct perf_stats perf_stats;
+struct pmu *perf_pmus;
+static int next_dynamic_type = PERF_TYPE_MAX;
+static uint64_t next_id = 1;
+static struct timer rotation_timer;
+
+/* ---- time ---- */
+
+/* The clock the mmap page describes: ns = (tsc * time_mult) >> time_shift. */
+static uint32_t clock_mult, clock_shift;
+
+static void perf_clock_init(void)
+{
+	clock_shift = 32;
+	do {
+		clock_shift--;
+		clock_mult = (uint32_t)(((1ull << clock_shift) * 1000000000ull) / tsc_hz);
+	} while (((1ull << clock_shift) * 1000000000ull) / tsc_hz > 0xffffffffull);
+}
+
+uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift)
+{
+	if (mult)
+		*mult = clock_mult, *shift = clock_shift;
+	uint64_t quot = cyc >> clock_shift, rem = cyc & ((1ull << clock_shift) - 1);
+	return quot * clock_mult + ((rem * clock_mult) >> clock_shift);
+}
+
+uint64_t perf_clock(void)
+{
+	return perf_clock_cycles_to_ns(rdtsc(), NULL, NULL);
+}
+
+static void update_times(struct perf_event *e, uint64_t now)
+{
+	uint64_t d = now - e->tstamp;
+
+	if (e->state >= PERF_EVENT_STATE_INACTIVE)
+		e->total_time_enabled += d;
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->total_time_running += d;
+	e->tstamp = now;
+}
+
+/* The context's time, like Linux's ctx->time: read once at the start of
+ * each operation, so every state change of that operation sees the same
+ * instant (an event enabled and scheduled at once has enabled == running). */
+static uint64_t ctx_time;
+
+static void ctx_time_update(void)
+{
+	ctx_time = perf_clock();
+}
+
+static void set_state(struct perf_event *e, enum perf_event_state state)
+{
+	update_times(e, ctx_time);
+	e->state = state;
+}
+
+/* ---- PMUs ---- */
+
+void perf_init(void)
+{
+	perf_clock_init();
+	sw_pmu_init();
+}
+
+int perf_pmu_register(struct pmu *pmu)
+{
+	struct pmu **link = &perf_pmus;
+
+	if (pmu->type < 0)
+		pmu->type = next_dynamic_type++;
+	while (*link)
+		link = &(*link)->next;
+	*link = pmu;
+	return 0;
+}
+
+void perf_pmu_unregister(struct pmu *pmu)
+{
+	for (struct pmu **link = &perf_pmus; *link; link = &(*link)->next) {
+		if (*link == pmu) {
+			*link = pmu->next;
+			pmu->next = NULL;
+			return;
+		}
+	}
+}
+
+/* ---- allocation ---- */
+
+struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
+				    struct perf_event *group_leader, int *err)
+{
+	struct perf_event *e = kzalloc(sizeof(*e));
+
+	*err = -ENOMEM;
+	if (!e)
+		return NULL;
+	e->attr = *attr;
+	e->group_leader = group_leader ? group_leader : e;
+	e->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
+	e->oncpu = -1;
+	e->hw.idx = -1;
+	e->hw.sample_period = attr->freq ? (attr->sample_freq ? 1 : 0) : attr->sample_period;
+	e->hw.last_period = e->hw.sample_period;
+	e->hw.period_left = e->hw.sample_period;
+	e->event_limit = 0;
+	e->refs = 1;
+
+	/* The PMU whose type matches, else each in turn (Linux's
+	 * perf_init_event): -ENOENT means "not mine". For hardware and cache
+	 * events, config's upper half may name a PMU (the extended type). */
+	uint32_t type = attr->type;
+	if ((type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE) && attr->config >> 32)
+		type = attr->config >> 32;
+	int r = -ENOENT;
+	for (struct pmu *p = perf_pmus; p; p = p->next) {
+		if (p->type == (int)type || type == PERF_TYPE_HARDWARE ||
+		    type == PERF_TYPE_HW_CACHE) {
+			e->pmu = p;
+			r = p->event_init(e);
+			if (r != -ENOENT)
+				break;
+		}
+	}
+	if (r) {
+		*err = r;
+		kfree(e);
+		return NULL;
+	}
+	e->id = next_id++;
+	perf_stats.events++;
+	*err = 0;
+	return e;
+}
+
+void perf_event_free(struct perf_event *e)
+{
+	assert(e->state != PERF_EVENT_STATE_ACTIVE && !e->ctx);
+	perf_stats.events--;
+	kfree(e);
+}
+
+/* ---- contexts ---- */
+
+struct perf_event_context *perf_task_context(struct task *t, bool create)
+{
+	if (!t->perf_ctx && create) {
+		t->perf_ctx = kzalloc(sizeof(*t->perf_ctx));
+		if (t->perf_ctx)
+			t->perf_ctx->task = t;
+	}
+	return t->perf_ctx;
+}
+
+static bool group_fits_exclusive(struct perf_event *leader);
+
+static void event_sched_out(struct perf_event *e)
+{
+	if (e->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	e->pmu->del(e, PERF_EF_UPDATE);
+	set_state(e, PERF_EVENT_STATE_INACTIVE);
+	e->oncpu = -1;
+	perf_event_update_userpage(e);
+}
+
+static int event_sched_in(struct perf_event *e)
+{
+	if (e->state != PERF_EVENT_STATE_INACTIVE)
+		return 0;
+	if (e->pmu->add(e, PERF_EF_START))
+		return -EAGAIN;
+	set_state(e, PERF_EVENT_STATE_ACTIVE);
+	e->oncpu = 0;
+	perf_event_update_userpage(e);
+	return 0;
+}
+
+static void group_sched_out(struct perf_event *leader)
+{
+	event_sched_out(leader);
+	for_each_sibling(s, leader)
+		event_sched_out(s);
+}
+
+/* All or nothing: a group counts together or not at all. */
+static int group_sched_in(struct perf_event *leader)
+{
+	if (leader->state != PERF_EVENT_STATE_INACTIVE || !group_fits_exclusive(leader))
+		return -EAGAIN;
+	if (event_sched_in(leader))
+		return -EAGAIN;
+	for_each_sibling(s, leader) {
+		if (event_sched_in(s)) {
+			for_each_sibling(r, leader) {
+				if (r == s)
+					break;
+				event_sched_out(r);
+			}
+			event_sched_out(leader);
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
+/* attr.exclusive: the group is alone on its PMU, or waits. */
+static bool pmu_busy(struct pmu *pmu, bool exclusive_only)
+{
+	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, current ? current->perf_ctx : NULL };
+
+	for (int i = 0; i < 2; i++) {
+		if (!ctxs[i])
+			continue;
+		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next)
+			if (g->pmu == pmu && g->state == PERF_EVENT_STATE_ACTIVE &&
+			    (!exclusive_only || g->attr.exclusive))
+				return true;
+	}
+	return false;
+}
+
+static bool group_fits_exclusive(struct perf_event *leader)
+{
+	if (pmu_busy(leader->pmu, true))
+		return false;
+	return !leader->attr.exclusive || !pmu_busy(leader->pmu, false);
+}
+
+static struct perf_event_context *active_contexts(int i)
+{
+	if (i == 0)
+		return &perf_cpu_ctx;
+	return current ? current->perf_ctx : NULL;
+}
+
+static void rotation_tick(struct timer *t, struct pt_regs *regs);
+
+/* Pinned groups of every context first, then flexible ones; a pinned group
+ * that cannot go on goes to the error state, as Linux does. */
+static void sched_in_all(void)
+{
+	bool starved = false;
+
+	for (int pinned = 1; pinned >= 0; pinned--) {
+		for (int i = 0; i < 2; i++) {
+			struct perf_event_context *ctx = active_contexts(i);
+			if (!ctx)
+				continue;
+			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
+				if (g->attr.pinned != pinned || g->state != PERF_EVENT_STATE_INACTIVE)
+					continue;
+				if (!group_sched_in(g))
+					continue;
+				if (pinned)
+					set_state(g, PERF_EVENT_STATE_ERROR);
+				else
+					starved = true;
+			}
+		}
+	}
+	if (starved && !rotation_timer.pending) {
+		rotation_timer.fn = rotation_tick;
+		timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
+	}
+}
+
+/* Software events always fit: Linux keeps them out of rotation, and so
+ * do we, so their clocks run without gaps. */
+static bool group_is_software(const struct perf_event *g)
+{
+	if (g->pmu->type != PERF_TYPE_SOFTWARE)
+		return false;
+	for_each_sibling(s, g)
+		if (s->pmu->type != PERF_TYPE_SOFTWARE)
+			return false;
+	return true;
+}
+
+static void sched_out_flexible(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_context *ctx = active_contexts(i);
+		if (!ctx)
+			continue;
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
+			if (!g->attr.pinned && !group_is_software(g))
+				group_sched_out(g);
+	}
+}
+
+/* Re-run counter assignment for every context, pinned groups first. */
+static void resched(void)
+{
+	uint64_t flags = irq_save();
+
+	sched_out_flexible();
+	sched_in_all();
+	irq_restore(flags);
+}
+
+/* Move the first flexible group of ctx to the end of its list. */
+static void rotate_context(struct perf_event_context *ctx)
+{
+	struct perf_event **link = &ctx->groups, *first;
+
+	while (*link && (*link)->attr.pinned)
+		link = &(*link)->ctx_next;
+	first = *link;
+	if (!first || !first->ctx_next)
+		return;
+	*link = first->ctx_next;
+	while (*link)
+		link = &(*link)->ctx_next;
+	*link = first;
+	first->ctx_next = NULL;
+}
+
+static void rotation_tick(struct timer *t, struct pt_regs *regs)
+{
+	ctx_time_update();
+	sched_out_flexible();
+	for (int i = 0; i < 2; i++)
+		if (active_contexts(i))
+			rotate_context(active_contexts(i));
+	sched_in_all();
+}
+
+void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	e->tstamp = ctx_time;	/* time_enabled counts from here */
+	e->ctx = ctx;
+	ctx->nr_events++;
+	if (e->group_leader == e) {
+		struct perf_event **link = &ctx->groups;
+		while (*link)
+			link = &(*link)->ctx_next;
+		*link = e;
+	} else {
+		struct perf_event *l = e->group_leader, **link = &l->sibling_next;
+		while (*link)
+			link = &(*link)->sibling_next;
+		*link = e;
+		l->nr_siblings++;
+		/* A sibling joins a running group at once if it fits. */
+		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
+			set_state(e, PERF_EVENT_STATE_ERROR);
+	}
+	irq_restore(flags);
+	resched();
+}
+
+void perf_remove_from_context(struct perf_event *e)
+{
+	struct perf_event_context *ctx = e->ctx;
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	if (!ctx) {
+		irq_restore(flags);
+		return;
+	}
+	event_sched_out(e);
+	if (e->group_leader == e) {
+		struct perf_event **link = &ctx->groups;
+		while (*link != e)
+			link = &(*link)->ctx_next;
+		*link = e->ctx_next;
+		/* Its siblings carry on as groups of their own (Linux's
+		 * perf_group_detach), appended in order. */
+		for (struct perf_event *s = e->sibling_next, *next; s; s = next) {
+			next = s->sibling_next;
+			event_sched_out(s);
+			s->group_leader = s;
+			s->sibling_next = NULL;
+			s->ctx_next = NULL;
+			link = &ctx->groups;
+			while (*link)
+				link = &(*link)->ctx_next;
+			*link = s;
+		}
+		e->sibling_next = NULL;
+		e->nr_siblings = 0;
+	} else {
+		struct perf_event *l = e->group_leader, **link = &l->sibling_next;
+		while (*link != e)
+			link = &(*link)->sibling_next;
+		*link = e->sibling_next;
+		l->nr_siblings--;
+		e->group_leader = e;
+	}
+	ctx->nr_events--;
+	e->ctx = NULL;
+	e->ctx_next = e->sibling_next = NULL;
+	irq_restore(flags);
+	resched();
+}
+
+void perf_event_enable(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	if (e->state == PERF_EVENT_STATE_OFF || e->state == PERF_EVENT_STATE_ERROR) {
+		set_state(e, PERF_EVENT_STATE_INACTIVE);
+		struct perf_event *l = e->group_leader;
+		if (l != e && l->state == PERF_EVENT_STATE_ACTIVE)
+			event_sched_in(e);
+		irq_restore(flags);
+		resched();
+		return;
+	}
+	irq_restore(flags);
+}
+
+void perf_event_disable(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	if (e->state >= PERF_EVENT_STATE_INACTIVE) {
+		if (e->group_leader == e)
+			group_sched_out(e);
+		else
+			event_sched_out(e);
+		set_state(e, PERF_EVENT_STATE_OFF);
+		irq_restore(flags);
+		resched();	/* freed counters go to waiting groups */
+		return;
+	}
+	irq_restore(flags);
+}
+
+void perf_event_read_update(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);
+	update_times(e, ctx_time);
+	irq_restore(flags);
+}
+
+void perf_event_reset(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	perf_event_read_update(e);
+	e->count = 0;
+	perf_event_update_userpage(e);
+	irq_restore(flags);
+}
+
+void perf_task_exit(struct task *t)
+{
+	struct perf_event_context *ctx = t->perf_ctx;
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	if (ctx) {
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
+			group_sched_out(g);
+			set_state(g, PERF_EVENT_STATE_EXIT);
+			for_each_sibling(s, g)
+				set_state(s, PERF_EVENT_STATE_EXIT);
+		}
+	}
+	irq_restore(flags);
+}
+
+/* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened. */
+void perf_task_events_enable(struct task *t, bool enable)
+{
+	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, t->perf_ctx };
+
+	for (int i = 0; i < 2; i++) {
+		if (!ctxs[i])
+			continue;
+		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next) {
+			if (g->owner == t)
+				(enable ? perf_event_enable : perf_event_disable)(g);
+			for_each_sibling(s, g)
+				if (s->owner == t)
+					(enable ? perf_event_enable : perf_event_disable)(s);
+		}
+	}
+}

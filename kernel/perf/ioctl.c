@@ -1,0 +1,136 @@
+/* ioctl() on a perf event: Linux 6.1's commands and answers (kernel/events/
+ * core.c _perf_ioctl), matched on the full command word, plus pmuos's
+ * PERF_EVENT_IOC_FLUSH (seed 000). */
+#include "internal.h"
+#include "../fd.h"
+#include "../task.h"
+#include "../x86.h"
+#include "../mm/uaccess.h"
+#include <asm-generic/errno.h>
+#include <pmuos/perf_ext.h>
+
+typedef void (*event_fn)(struct perf_event *e);
+
+/* PERF_IOC_FLAG_GROUP applies fn to the whole group of e. */
+static void for_each_target(struct perf_event *e, unsigned long flags, event_fn fn)
+{
+	if (!(flags & PERF_IOC_FLAG_GROUP)) {
+		fn(e);
+		return;
+	}
+	struct perf_event *l = e->group_leader;
+	fn(l);
+	for_each_sibling(s, l)
+		fn(s);
+}
+
+static long set_period(struct perf_event *e, uint64_t value)
+{
+	if (!is_sampling_event(e) || !value)
+		return -EINVAL;
+	if (e->attr.freq && value > 100000)	/* perf_event_max_sample_rate */
+		return -EINVAL;
+	if (!e->attr.freq && (value >> 63))
+		return -EINVAL;
+
+	/* Seed 004: a new period keeps the counter; stop and start only. */
+	uint64_t flags = irq_save();
+	bool active = e->state == PERF_EVENT_STATE_ACTIVE;
+	if (active)
+		e->pmu->stop(e, PERF_EF_UPDATE);
+	if (e->attr.freq) {
+		e->attr.sample_freq = value;
+	} else {
+		e->attr.sample_period = value;
+		e->hw.sample_period = value;
+	}
+	e->hw.period_left = 0;
+	if (active)
+		e->pmu->start(e, PERF_EF_RELOAD);
+	perf_event_update_userpage(e);
+	irq_restore(flags);
+	return 0;
+}
+
+/* Linux's perf_event_set_output: the target must be mapped, on the same
+ * CPU or task, write in the same direction; a mapped event stays put. */
+static long set_output(struct perf_event *e, unsigned long arg)
+{
+	struct perf_event *out = NULL;
+
+	if (arg != -1ul) {
+		struct file *f = fd_get(&current->fds, (unsigned int)arg);
+		if (!f || !is_perf_file(f))
+			return -EBADF;
+		out = f->priv;
+		if (out == e || out->cpu != e->cpu ||
+		    (out->cpu == -1 && out->ctx != e->ctx) ||
+		    out->attr.write_backward != e->attr.write_backward ||
+		    out->attr.use_clockid != e->attr.use_clockid ||
+		    (out->attr.use_clockid && out->attr.clockid != e->attr.clockid))
+			return -EINVAL;
+	}
+	return perf_event_set_output(e, out);
+}
+
+long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case PERF_EVENT_IOC_ENABLE:
+		for_each_target(e, arg, perf_event_enable);
+		return 0;
+	case PERF_EVENT_IOC_DISABLE:
+		for_each_target(e, arg, perf_event_disable);
+		return 0;
+	case PERF_EVENT_IOC_RESET:
+		for_each_target(e, arg, perf_event_reset);
+		return 0;
+	case PERF_EVENT_IOC_REFRESH:
+		if (e->attr.inherit || !is_sampling_event(e))
+			return -EINVAL;
+		e->event_limit += (int)arg;
+		perf_event_enable(e);
+		return 0;
+	case PERF_EVENT_IOC_PERIOD: {
+		uint64_t value;
+		if (copy_from_user(&value, (void *)arg, sizeof(value)))
+			return -EFAULT;
+		return set_period(e, value);
+	}
+	case PERF_EVENT_IOC_ID:
+		return put_user(e->id, (uint64_t *)arg) ? -EFAULT : 0;
+	case PERF_EVENT_IOC_SET_OUTPUT:
+		return set_output(e, arg);
+	case PERF_EVENT_IOC_SET_FILTER: {
+		/* Only tracepoints and address filters take filters: none here.
+		 * Linux copies the string first, so a bad pointer is EFAULT. */
+		char c;
+		return copy_from_user(&c, (void *)arg, 1) ? -EFAULT : -EINVAL;
+	}
+	case PERF_EVENT_IOC_SET_BPF:
+		/* No BPF: a descriptor that is not a BPF program. */
+		return fd_get(&current->fds, (int)(uint32_t)arg) ? -EINVAL : -EBADF;
+	case PERF_EVENT_IOC_PAUSE_OUTPUT:
+		if (!e->rb || !e->rb->nr_pages)
+			return -EINVAL;
+		e->rb->paused = !!arg;
+		return 0;
+	case PERF_EVENT_IOC_QUERY_BPF:
+		return -EINVAL;		/* tracepoints only */
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
+		struct perf_event_attr attr;
+		int err = perf_copy_attr((void *)arg, &attr);
+		if (err)
+			return err;
+		if (attr.type != e->attr.type)
+			return -EINVAL;
+		return -EOPNOTSUPP;	/* breakpoints only */
+	}
+	case PERF_EVENT_IOC_FLUSH:
+		if (e->pmu->flush)
+			e->pmu->flush(e);
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}

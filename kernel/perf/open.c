@@ -1,0 +1,186 @@
+/* perf_event_open(2) and the perf event file: Linux 6.1's checks in Linux's
+ * order (kernel/events/core.c), so each bad argument gets Linux's errno. */
+#include "internal.h"
+#include "../fd.h"
+#include "../syscall.h"
+#include "../task.h"
+#include "../mm/kmalloc.h"
+#include <asm-generic/errno.h>
+#include <asm-generic/fcntl.h>
+#include <linux/poll.h>
+#include <linux/time.h>
+
+#define NR_CPUS			1
+#define MAX_SAMPLE_RATE		100000	/* perf_event_max_sample_rate */
+
+static long perf_file_read(struct file *f, char *ubuf, size_t n)
+{
+	return perf_read(f->priv, ubuf, n);
+}
+
+static long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
+{
+	return perf_ioctl(f->priv, cmd, arg);
+}
+
+static unsigned perf_file_poll(struct file *f)
+{
+	struct perf_event *e = f->priv;
+
+	return e->state == PERF_EVENT_STATE_EXIT ? POLLHUP : 0;
+}
+
+static void perf_file_stat(struct file *f, unsigned *mode, long *size)
+{
+	*mode = 0600;		/* an anonymous inode: no file type bits */
+	*size = 0;
+}
+
+static void perf_file_release(struct file *f)
+{
+	struct perf_event *e = f->priv;
+
+	perf_remove_from_context(e);
+	perf_event_free(e);
+}
+
+static const struct file_ops perf_fops = {
+	.read = perf_file_read,
+	.ioctl = perf_file_ioctl,
+	.poll = perf_file_poll,
+	.mmap = perf_mmap,
+	.stat = perf_file_stat,
+	.release = perf_file_release,
+};
+
+bool is_perf_file(const struct file *f)
+{
+	return f->ops == &perf_fops;
+}
+
+static bool is_software(const struct perf_event *e)
+{
+	return e->pmu->type == PERF_TYPE_SOFTWARE;
+}
+
+static int valid_clockid(int clockid)
+{
+	switch (clockid) {
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_REALTIME:
+	case CLOCK_BOOTTIME:
+	case CLOCK_TAI:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The group checks of Linux's perf_event_open, for event e joining l. */
+static int check_group(struct perf_event *e, struct perf_event *l,
+		       struct perf_event_context *ctx)
+{
+	if (l->group_leader != l || l->ctx != ctx || l->cpu != e->cpu)
+		return -EINVAL;
+	if (e->attr.exclusive || e->attr.pinned)
+		return -EINVAL;		/* only a leader can be */
+	if (e->attr.use_clockid != l->attr.use_clockid ||
+	    (e->attr.use_clockid && e->attr.clockid != l->attr.clockid))
+		return -EINVAL;
+	/* One PMU per group; software events may join any group, and a
+	 * hardware event may join a group of software events. */
+	if (!is_software(e) && !is_software(l) && e->pmu != l->pmu)
+		return -EINVAL;
+	for_each_sibling(s, l)
+		if (!is_software(e) && !is_software(s) && e->pmu != s->pmu)
+			return -EINVAL;
+	return 0;
+}
+
+long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_arg, long flags)
+{
+	int pid = pid_arg, cpu = cpu_arg, group_fd = group_fd_arg;	/* ints in Linux */
+	struct perf_event_attr attr;
+	struct perf_event *leader = NULL, *output = NULL, *e;
+	struct task *task = NULL;
+	int err;
+
+	if (flags & ~(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP |
+		      PERF_FLAG_FD_CLOEXEC))
+		return -EINVAL;
+	if ((err = perf_copy_attr((void *)uattr, &attr)))
+		return err;
+	if (attr.freq ? attr.sample_freq > MAX_SAMPLE_RATE : attr.sample_period >> 63)
+		return -EINVAL;
+	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
+		return -EINVAL;
+	/* Linux takes the descriptor number first. */
+	int fd = fd_install(&current->fds, NULL, 0, false);
+	if (fd < 0)
+		return fd;
+	if (group_fd != -1) {
+		struct file *g = fd_get(&current->fds, group_fd);
+		if (!g || !is_perf_file(g))
+			return -EBADF;
+		leader = g->priv;
+		if (flags & PERF_FLAG_FD_OUTPUT)
+			output = leader;
+		if (flags & PERF_FLAG_FD_NO_GROUP)
+			leader = NULL;
+	}
+	if (pid != -1 && !(flags & PERF_FLAG_PID_CGROUP)) {
+		if (pid != 0 && pid != current->pid)
+			return -ESRCH;
+		task = current;
+	}
+	if (task && leader && leader->attr.inherit != attr.inherit)
+		return -EINVAL;
+	if ((unsigned int)cpu >= NR_CPUS && (!task || cpu != -1))
+		return -EINVAL;
+	if (attr.sigtrap && !task)
+		return -EINVAL;
+	if (attr.inherit && (attr.sample_type & PERF_SAMPLE_READ))
+		return -EINVAL;
+
+	e = perf_event_alloc(&attr, leader, &err);
+	if (!e)
+		return err;
+	e->cpu = cpu;
+	if (flags & PERF_FLAG_PID_CGROUP)
+		err = -EBADF;		/* no cgroup directories here */
+	else if (attr.aux_output && !(e->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT))
+		err = -EOPNOTSUPP;
+	else if (is_sampling_event(e) && (e->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT))
+		err = -EOPNOTSUPP;
+	else if (attr.use_clockid)
+		err = valid_clockid(attr.clockid);
+	if (err)
+		goto fail;
+
+	struct perf_event_context *ctx = task ? perf_task_context(task, true) : &perf_cpu_ctx;
+	err = -ENOMEM;
+	if (!ctx)
+		goto fail;
+	if (leader && (err = check_group(e, leader, ctx)))
+		goto fail;
+	if (output && (output->cpu != e->cpu || (output->cpu == -1 && output->ctx != ctx) ||
+		       output->attr.write_backward != attr.write_backward ||
+		       (err = perf_event_set_output(e, output)))) {
+		err = -EINVAL;
+		goto fail;
+	}
+	struct file *f = file_new(&perf_fops, e, O_RDWR);
+	err = -ENOMEM;
+	if (!f)
+		goto fail;
+	e->file = f;
+	e->owner = current;
+	current->fds.file[fd] = f;
+	current->fds.cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
+	perf_install_in_context(ctx, e);
+	return fd;
+fail:
+	perf_event_free(e);
+	return err;
+}

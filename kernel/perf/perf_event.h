@@ -1,0 +1,162 @@
+/* The interface between the generic perf core (kernel/perf/) and the PMUs
+ * (kernel/pmu/): struct pmu and its contract, struct perf_event, and the
+ * calls a driver makes back into the core. */
+#pragma once
+#include "../kernel.h"
+#include "../timer.h"
+#include <linux/perf_event.h>
+
+struct perf_event;
+struct perf_event_context;
+struct pt_regs;
+struct file;
+struct task;
+
+/* pmu->add/del/start/stop flags (Linux's values) */
+#define PERF_EF_START	0x01	/* add: start counting at once */
+#define PERF_EF_RELOAD	0x02	/* start: reprogram the counter from period_left */
+#define PERF_EF_UPDATE	0x04	/* stop/del: fold the counter into event->count */
+
+/* hw.state */
+#define PERF_HES_STOPPED	0x01	/* the counter does not count */
+#define PERF_HES_UPTODATE	0x02	/* event->count holds the counter's value */
+
+/* pmu->capabilities */
+#define PERF_PMU_CAP_NO_INTERRUPT	0x01	/* cannot sample */
+#define PERF_PMU_CAP_AUX_OUTPUT		0x02	/* writes an AUX area */
+
+struct hw_perf_event {
+	uint64_t config;		/* the event-select value, vendor format */
+	unsigned long config_base;	/* its MSR */
+	unsigned long event_base;	/* the counter's MSR */
+	int idx;			/* counter index, -1 while not on a counter */
+	int rdpmc_index;		/* RDPMC's ECX for this counter */
+	int state;			/* PERF_HES_* */
+	uint64_t prev_count;		/* the counter's raw value when last folded */
+	uint64_t sample_period;		/* 0: counting only */
+	int64_t period_left;
+	uint64_t last_period;
+	uint64_t interrupts;		/* overflows in this throttling window */
+	uint64_t freq_time_stamp;	/* sample_freq adaptation (sampling issue) */
+	uint64_t freq_count_stamp;
+	struct timer timer;		/* software clocks: the sampling timer */
+};
+
+/* A sysfs file of a PMU: /sys/bus/event_source/devices/<pmu>/<dir>/<name>. */
+struct pmu_attr {
+	const char *name;
+	const char *value;		/* the file's text, without the newline */
+};
+
+/*
+ * struct pmu: one per counter source (the x86 hardware PMU, software events,
+ * itrace...). The core calls these and nothing else; all run with
+ * interrupts off on the one CPU.
+ *
+ * event_init(e)  attr checks of the PMU's own; fill e->hw. -ENOENT if the
+ *                event is not this PMU's (the core then asks the next),
+ *                another -errno to refuse it. Called from perf_event_open.
+ * add(e, flags)  claim a counter for e (schedule it onto the hardware);
+ *                -EAGAIN when none fits. With PERF_EF_START also start it;
+ *                without, add() must equal add() then stop().
+ * del(e, flags)  stop e if running (folding its count: PERF_EF_UPDATE is
+ *                implied) and release its counter. Disabling and
+ *                multiplexing rotation use add/del: rotation must free
+ *                counters for the next group (seed 004's distinction).
+ * start(e, flags) resume counting on the counter e already holds; with
+ *                PERF_EF_RELOAD reprogram it from hw.period_left first.
+ * stop(e, flags) pause counting, keeping the counter (hw.idx unchanged);
+ *                with PERF_EF_UPDATE fold the count into e->count. Period
+ *                changes and throttling use stop/start.
+ * read(e)        fold the running counter's value into e->count.
+ * event_idx(e)   the mmap page's index for e: RDPMC index + 1, 0 if none.
+ * flush(e)       optional (seed 000): push internally buffered samples into
+ *                the rings; when it returns they are all there.
+ * setup_aux/free_aux optional (seed 002): the driver's private AUX state.
+ * event_mapped/event_unmapped optional: the event's control page was mapped
+ *                into / unmapped from the current task (x86: user RDPMC).
+ * pmc_width      bits of the counters, for the mmap page (0: no RDPMC).
+ */
+struct pmu {
+	const char *name;
+	int type;			/* PERF_TYPE_*, or -1: a dynamic type is assigned */
+	unsigned capabilities;
+	const struct pmu_attr *format;	/* NULL-terminated lists for sysfs */
+	const struct pmu_attr *events;
+	const struct pmu_attr *caps;
+
+	int (*event_init)(struct perf_event *e);
+	int (*add)(struct perf_event *e, int flags);
+	void (*del)(struct perf_event *e, int flags);
+	void (*start)(struct perf_event *e, int flags);
+	void (*stop)(struct perf_event *e, int flags);
+	void (*read)(struct perf_event *e);
+	int (*event_idx)(struct perf_event *e);
+	void (*flush)(struct perf_event *e);
+	void *(*setup_aux)(struct perf_event *e, void **pages, int nr_pages, bool overwrite);
+	void (*free_aux)(void *aux);
+	void (*event_mapped)(struct perf_event *e);
+	void (*event_unmapped)(struct perf_event *e);
+	unsigned pmc_width;
+
+	struct pmu *next;		/* registration list */
+};
+
+enum perf_event_state {
+	PERF_EVENT_STATE_DEAD = -4,
+	PERF_EVENT_STATE_EXIT = -3,	/* its task exited: read gives the final count */
+	PERF_EVENT_STATE_ERROR = -2,	/* pinned and could not be scheduled: read gives 0 bytes */
+	PERF_EVENT_STATE_OFF = -1,
+	PERF_EVENT_STATE_INACTIVE = 0,
+	PERF_EVENT_STATE_ACTIVE = 1,
+};
+
+struct perf_event {
+	struct perf_event_attr attr;
+	struct pmu *pmu;
+	struct hw_perf_event hw;
+	enum perf_event_state state;
+	uint64_t count;			/* drivers add deltas here */
+	uint64_t id;			/* PERF_EVENT_IOC_ID, PERF_FORMAT_ID */
+	int oncpu;			/* 0 while on the PMU, -1 otherwise */
+	int cpu;			/* perf_event_open's cpu: -1 or 0 */
+	struct perf_event *output;	/* SET_OUTPUT / FD_OUTPUT target, or NULL */
+
+	struct perf_event *group_leader;
+	struct perf_event *sibling_next;	/* the leader's siblings, in order */
+	int nr_siblings;
+	int group_caps;
+	struct perf_event *ctx_next;	/* the context's group leaders */
+	struct perf_event_context *ctx;
+
+	uint64_t total_time_enabled, total_time_running;
+	uint64_t tstamp;		/* when the times were last updated */
+	uint64_t lost_samples;		/* PERF_FORMAT_LOST */
+	int event_limit;		/* PERF_EVENT_IOC_REFRESH */
+	struct file *file;
+	struct task *owner;		/* the task that opened it (prctl) */
+	struct perf_event *active_next;	/* the PMU's own list of its active events */
+	int refs;
+	void *pmu_private;
+	struct perf_buffer *rb;		/* the ring (sampling issue) */
+};
+
+/* For drivers. */
+int perf_pmu_register(struct pmu *pmu);
+/* For PMUs that go away (the self-tests' fake one): no events may remain. */
+void perf_pmu_unregister(struct pmu *pmu);
+/* The registered PMUs, in registration order (sysfs walks them). */
+extern struct pmu *perf_pmus;
+/* Refresh the event's mmap control page (index, offset, time fields). */
+void perf_event_update_userpage(struct perf_event *e);
+/* A sampling event's counter overflowed (from the PMI, NMI or timer context,
+ * interrupts off): record what attr asks for. Returns 1 when the driver must
+ * stop the event (throttled, or its REFRESH limit reached), else 0. */
+int perf_event_overflow(struct perf_event *e, struct pt_regs *regs);
+static inline bool is_sampling_event(const struct perf_event *e)
+{
+	return e->attr.sample_period != 0;
+}
+/* The perf clock in ns (the TSC through time_mult/time_shift, the same
+ * conversion the mmap page gives user space). */
+uint64_t perf_clock(void);

@@ -1,0 +1,82 @@
+/* read() of a perf event: the read_format layouts (include/uapi/linux/
+ * perf_event.h), for one event or its whole group. */
+#include "internal.h"
+#include "../mm/kmalloc.h"
+#include "../mm/uaccess.h"
+#include <asm-generic/errno.h>
+
+static size_t entry_words(uint64_t fmt)
+{
+	return 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
+}
+
+/* Bytes a read needs: Linux refuses a shorter buffer with ENOSPC. */
+static size_t read_size(const struct perf_event *e)
+{
+	uint64_t fmt = e->attr.read_format;
+	size_t words = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		       !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+
+	if (fmt & PERF_FORMAT_GROUP)
+		words += 1 + (1 + e->group_leader->nr_siblings) * entry_words(fmt);
+	else
+		words += entry_words(fmt);
+	return words * 8;
+}
+
+static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
+{
+	*p++ = e->count;
+	if (fmt & PERF_FORMAT_ID)
+		*p++ = e->id;
+	if (fmt & PERF_FORMAT_LOST)
+		*p++ = e->lost_samples;
+	return p;
+}
+
+long perf_read(struct perf_event *e, char *ubuf, size_t n)
+{
+	uint64_t fmt = e->attr.read_format, small[16];
+	size_t size = read_size(e);
+
+	if (e->state == PERF_EVENT_STATE_ERROR)
+		return 0;
+	if (n < size)
+		return -ENOSPC;
+	uint64_t *buf = size <= sizeof(small) ? small : kmalloc(size), *p = buf;
+	if (!buf)
+		return -ENOMEM;
+
+	if (!(fmt & PERF_FORMAT_GROUP)) {
+		/* { value, time_enabled, time_running, id, lost } */
+		perf_event_read_update(e);
+		*p++ = e->count;
+		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			*p++ = e->total_time_enabled;
+		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			*p++ = e->total_time_running;
+		if (fmt & PERF_FORMAT_ID)
+			*p++ = e->id;
+		if (fmt & PERF_FORMAT_LOST)
+			*p++ = e->lost_samples;
+	} else {
+		/* { nr, time_enabled, time_running, { value, id, lost } [nr] },
+		 * the times being the leader's. */
+		struct perf_event *l = e->group_leader;
+		perf_event_read_update(l);
+		*p++ = 1 + l->nr_siblings;
+		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			*p++ = l->total_time_enabled;
+		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			*p++ = l->total_time_running;
+		p = put_entry(p, l, fmt);
+		for_each_sibling(s, l) {
+			perf_event_read_update(s);
+			p = put_entry(p, s, fmt);
+		}
+	}
+	long r = copy_to_user(ubuf, buf, size) ? -EFAULT : (long)size;
+	if (buf != small)
+		kfree(buf);
+	return r;
+}

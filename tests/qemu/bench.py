@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""tests/qemu/bench.py: the `make bench` driver: one bench program on pmuos and on Linux, figures side by side."""
+import argparse
+import concurrent.futures
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import image  # noqa: E402
+import ktap  # noqa: E402
+import oracle  # noqa: E402
+import run  # noqa: E402
+
+FIGURE = re.compile(r"#\s*bench:\s*(\S+)\s+(\d+)\s*$")
+
+
+def figures(log_text, program):
+    """{name: guest instructions} from the program's `# bench: NAME N` lines, in print order,
+    and the program's outcomes that failed (a figure that could not be taken is a failed
+    test), or a panic."""
+    name = os.path.basename(program)
+    found = {}
+    for p in ktap.parse(log_text).programs:
+        if p.name == name:
+            for line in p.lines:
+                m = FIGURE.match(line.strip())
+                if m:
+                    found[m.group(1)] = int(m.group(2))
+    mine = (f"{name}/", f"{name}:")
+    failed = [o for o in ktap.evaluate(log_text, 0, kernel_tests=False)
+              if not o.passed and (o.kind == "panic" or o.name.startswith(mine))]
+    return found, failed
+
+
+def on_pmuos(opts):
+    with tempfile.TemporaryDirectory(prefix="pmuos-bench-") as tmp:
+        iso = image.build_iso(opts.kernel, [(opts.program, "")], opts.cmdline,
+                              os.path.join(tmp, "bench.iso"))
+        log, _, timed_out = run.boot(iso, "bios", opts.timeout)
+    return log, timed_out
+
+
+def on_linux(opts):
+    log, _, timed_out = oracle.run_oracle([(opts.program, "")], opts.timeout)
+    return log, timed_out
+
+
+def cell(value):
+    return "-" if value is None else str(value)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, epilog="Prints `bench: NAME pmuos=X "
+                                 "linux=Y ratio=X/Y` per figure, `-` where a kernel gave none.")
+    ap.add_argument("--kernel", required=True, help="the pmuos kernel ELF")
+    ap.add_argument("--program", required=True, help="the static bench binary")
+    ap.add_argument("--cmdline", default="", help="pmuos kernel command line")
+    ap.add_argument("--timeout", type=float, default=run.DEFAULT_TIMEOUT, help="per boot")
+    ap.add_argument("--log-dir", help="write pmuos.log and linux.log here")
+    opts = ap.parse_args()
+    for path in (opts.kernel, opts.program):
+        if not os.path.exists(path):
+            print(f"bench.py: no such file: {path} (build it first)", file=sys.stderr)
+            return 2
+
+    kernels = {"pmuos": on_pmuos, "linux": on_linux}
+    results, problems = {}, []
+    # Two boots at once: under -icount the figures do not depend on the host's load.
+    with concurrent.futures.ThreadPoolExecutor(len(kernels)) as pool:
+        futures = {k: pool.submit(fn, opts) for k, fn in kernels.items()}
+        for k, fut in futures.items():
+            try:
+                log, timed_out = fut.result()
+            except (OSError, RuntimeError, oracle.OracleError) as e:
+                problems.append(f"{k}: {e}")
+                results[k] = {}
+                continue
+            if opts.log_dir:
+                os.makedirs(opts.log_dir, exist_ok=True)
+                with open(os.path.join(opts.log_dir, f"{k}.log"), "w") as f:
+                    f.write(log)
+            results[k], failed = figures(log, opts.program)
+            problems += [f"{k}: timed out after {opts.timeout} s"] if timed_out else []
+            problems += [f"{k}: FAIL {o.name}: {o.detail.splitlines()[0] if o.detail else ''}"
+                         for o in failed]
+
+    names = list(dict.fromkeys(list(results["pmuos"]) + list(results["linux"])))
+    for name in names:
+        mine, ref = results["pmuos"].get(name), results["linux"].get(name)
+        ratio = f"{mine / ref:.2f}" if mine is not None and ref else "-"
+        print(f"bench: {name} pmuos={cell(mine)} linux={cell(ref)} ratio={ratio}")
+    for p in problems:
+        print(f"bench.py: {p}", file=sys.stderr)
+    if not names:
+        print("bench.py: no figures from either kernel", file=sys.stderr)
+    return 0 if results["pmuos"] and results["linux"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

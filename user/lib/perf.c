@@ -1,0 +1,140 @@
+/* user/lib/perf.c: perf_event_open and the small helpers the perf tests and the bench share. */
+#include "perf.h"
+#include "ktap.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct perf_event_attr perf_attr(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	return attr;
+}
+
+int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+	      unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+int perf_open_sw(uint64_t config, uint64_t read_format, bool disabled, int group_fd)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, config);
+
+	attr.read_format = read_format;
+	attr.disabled = disabled;
+	int fd = perf_open(&attr, 0, -1, group_fd, 0);
+	ASSERT_GE(fd, 0);
+	return fd;
+}
+
+long perf_ioctl(int fd, unsigned long cmd, unsigned long arg)
+{
+	return syscall(SYS_ioctl, fd, cmd, arg);
+}
+
+int perf_open_hw_attr(struct perf_event_attr *attr, int group_fd)
+{
+	int fd = perf_open(attr, 0, -1, group_fd, 0);
+
+	if (fd < 0 && (errno == ENOENT || errno == EOPNOTSUPP))
+		SKIP("no hardware PMU (perf_event_open: %s)", strerror(errno));
+	ASSERT_GE(fd, 0);
+	return fd;
+}
+
+int perf_open_hw(uint64_t config, uint64_t read_format, bool disabled, int group_fd)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, config);
+
+	attr.read_format = read_format;
+	attr.disabled = disabled;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	return perf_open_hw_attr(&attr, group_fd);
+}
+
+void perf_loop(uint64_t n)
+{
+	asm volatile("1:\n\t"
+		     "inc %%rax\n\t"
+		     "dec %[n]\n\t"
+		     "jnz 1b"
+		     : [n] "+r"(n)
+		     :
+		     : "rax", "cc");
+}
+
+void perf_read_words(int fd, uint64_t *buf, size_t n)
+{
+	ASSERT_EQ(read(fd, buf, n * sizeof(*buf)), n * sizeof(*buf));
+}
+
+uint64_t perf_value(int fd)
+{
+	uint64_t v;
+
+	perf_read_words(fd, &v, 1);
+	return v;
+}
+
+struct perf_event_mmap_page *perf_map(int fd)
+{
+	void *p = mmap(NULL, PERF_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	ASSERT_NE(p, MAP_FAILED);
+	return p;
+}
+
+/* The counter's value as the page's pmc_width bits, sign-extended as perf_event.h shows. */
+static int64_t pmc_value(uint32_t index, uint16_t width)
+{
+	uint64_t pmc = perf_rdpmc(index - 1);
+
+	pmc <<= 64 - width;
+	return (int64_t)pmc >> (64 - width);
+}
+
+void perf_self_read(volatile struct perf_event_mmap_page *pc, struct perf_self *out)
+{
+	uint64_t cyc = 0, time_offset = 0;
+	uint32_t seq, time_mult = 0;
+	uint16_t time_shift = 0;
+	bool user_time;
+
+	do {
+		seq = pc->lock;
+		asm volatile("" : : : "memory");
+		out->enabled = pc->time_enabled;
+		out->running = pc->time_running;
+		user_time = pc->cap_user_time;
+		if (user_time) {
+			cyc = perf_rdtsc();
+			time_offset = pc->time_offset;
+			time_mult = pc->time_mult;
+			time_shift = pc->time_shift;
+		}
+		out->index = pc->index;
+		out->count = pc->offset;
+		if (pc->cap_user_rdpmc && out->index)
+			out->count += pmc_value(out->index, pc->pmc_width);
+		asm volatile("" : : : "memory");
+	} while (pc->lock != seq);
+
+	if (user_time) {
+		uint64_t quot = cyc >> time_shift;
+		uint64_t rem = cyc & ((1ULL << time_shift) - 1);
+		uint64_t delta = time_offset + quot * time_mult + ((rem * time_mult) >> time_shift);
+
+		out->enabled += delta;
+		if (out->index)
+			out->running += delta;
+	}
+}
