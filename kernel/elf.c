@@ -43,8 +43,10 @@ static int load_segment(struct uspace *us, const uint8_t *image, size_t size,
 	    ph->p_filesz > size - ph->p_offset || end > USER_END || start >= end ||
 	    (ph->p_vaddr & (PAGE_SIZE - 1)) != (ph->p_offset & (PAGE_SIZE - 1)))
 		return -ENOEXEC;
-	if (!vma_insert(us, start, end, prot | VM_ANON))
+	struct vma *v = vma_insert(us, start, end, prot | VM_ANON | VM_EXE);
+	if (!v)
 		return -ENOEXEC;	/* overlapping segments */
+	v->pgoff = ALIGN_DOWN(ph->p_offset, PAGE_SIZE);	/* for MMAP records */
 
 	/* Copy the file-backed pages; what lies past p_filesz reads as zero. */
 	uint64_t file_start = ph->p_vaddr + bias, file_end = file_start + ph->p_filesz;

@@ -54,6 +54,54 @@ extern smap_enabled
 %%done:
 %endmacro
 
+; ---- The simulated PMU's privilege split (kernel/pmu/sim_ring.c) ----
+; Each entry from user mode reports the TSC of its first kernel instruction,
+; each return the TSC of the first user instruction: RDTSC's value corrected
+; by the instructions between it and the ring change. Under QEMU -icount an
+; instruction is a TSC tick, so these counts are the model's constants:
+; change the code below and they change with it.
+extern pmu_sim_kernel_entry
+extern pmu_sim_user_return
+extern pmu_sim_user_tsc
+extern pmu_sim_exit_abs
+extern pmu_sim_exit_rel
+extern pmu_sim_exit_timer
+PT_REGS_CS equ 18 * 8			; struct pt_regs (traps.h)
+TRAP_ENTRY_INSNS equ 3 + 15		; a stub, PUSH_REGS
+SYSCALL_ENTRY_INSNS equ 2 + 7 + 15	; the stack switch, the frame, PUSH_REGS
+USER_RETURN_INSNS equ 16 + 17		; PMU_USER_RETURN from RDTSC; POP_REGS, RSP, SYSRET/IRET
+USER_RETURN_AFTER_STORE equ 1 + 17	; its store; POP_REGS, RSP, SYSRET/IRET
+
+; RAX = the TSC, with every register saved already.
+%macro PMU_STAMP 0
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+%endmacro
+
+; Last thing before POP_REGS on a return to user mode, interrupts off: the
+; C hook, then the stamp and the LAPIC arming that lands the model's PMI on
+; its instruction: count = min(abs - first user TSC, rel) + the instructions
+; from the store on (sim_ring.c folded in the LAPIC's own lag). Straight-line
+; code: its length is USER_RETURN_INSNS whatever the values.
+%macro PMU_USER_RETURN 0
+	call pmu_sim_user_return
+	PMU_STAMP				; 1-3
+	add rax, USER_RETURN_INSNS		; 4: the first user instruction's TSC
+	mov [rel pmu_sim_user_tsc], rax		; 5
+	mov rcx, [rel pmu_sim_exit_abs]		; 6
+	sub rcx, rax				; 7
+	mov rdx, [rel pmu_sim_exit_rel]		; 8
+	cmp rcx, rdx				; 9
+	cmovg rcx, rdx				; 10
+	add rcx, USER_RETURN_AFTER_STORE	; 11
+	mov edx, 1				; 12
+	cmp rcx, rdx				; 13
+	cmovl rcx, rdx				; 14: at least 1: 0 stops the timer
+	mov rdx, [rel pmu_sim_exit_timer]	; 15: APIC_TIMER_INIT, or a dummy
+	mov [rdx], ecx				; 16
+%endmacro
+
 section .text
 
 %assign v 0
@@ -62,6 +110,8 @@ align 16
 isr_stub_ %+ v:
 %if HAS_ERROR_CODE(v) == 0
 	push 0
+%else
+	nop				; every stub three instructions: TRAP_ENTRY_INSNS
 %endif
 	push v
 	jmp trap_common
@@ -70,12 +120,23 @@ isr_stub_ %+ v:
 
 trap_common:
 	PUSH_REGS
+	PMU_STAMP			; before CLEAR_AC: its length depends on SMAP
 	CLEAR_AC
 	cld
+	test byte [rsp + PT_REGS_CS], 3
+	jz .dispatch
+	lea rdi, [rax - TRAP_ENTRY_INSNS]
+	call pmu_sim_kernel_entry
+.dispatch:
 	mov rdi, rsp
 	call trap_dispatch
 global trap_return
 trap_return:
+	cli				; IRET restores IF
+	test byte [rsp + PT_REGS_CS], 3
+	jz .iret
+	PMU_USER_RETURN
+.iret:
 	POP_REGS
 	add rsp, 16			; vector and error code
 	iretq
@@ -114,11 +175,15 @@ syscall_entry:
 	push rax			; error_code slot: the syscall number
 	push -1				; vector: none
 	PUSH_REGS
+	PMU_STAMP
+	lea rdi, [rax - SYSCALL_ENTRY_INSNS]
+	call pmu_sim_kernel_entry
 	mov rdi, rsp
 	call syscall_dispatch		; true when SYSRET may return
 	cli
 	test eax, eax
 	jz trap_return			; IRET restores everything exactly
+	PMU_USER_RETURN
 	POP_REGS			; RCX = RIP and R11 = RFLAGS, as checked
 	mov rsp, [rsp + 40]		; the user RSP (after vector, error, rip, cs, rflags)
 	o64 sysret

@@ -11,6 +11,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "perf/internal.h"
+#include "pmu/pmu.h"
 #include "syscall.h"
 #include "task.h"
 #include "timer.h"
@@ -53,6 +54,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 
 	printk("pmuos 0.1\n");
 	print_banner();
+	x86_pmu_init();		// hardware PMU, or its model
 	ktest_run_all();
 	for (int i = 0; i < boot_info.nr_modules; i++)
 		task_run_module(&boot_info.modules[i]);

@@ -5,7 +5,7 @@
 #include "panic.h"
 #include "printk.h"
 
-#define NMI_HANDLERS_MAX 4
+#define NMI_HANDLERS_MAX 8
 
 static nmi_handler_t handlers[NMI_HANDLERS_MAX];
 static int nr_handlers;

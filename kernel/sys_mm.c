@@ -5,6 +5,7 @@
 #include "task.h"
 #include "mm/paging.h"
 #include "mm/uspace.h"
+#include "perf/internal.h"
 #include <asm-generic/errno.h>
 #include <asm-generic/fcntl.h>
 #include <asm-generic/mman-common.h>
@@ -77,6 +78,7 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 			return err;
 		}
 	}
+	perf_event_mmap(current, v);	/* PERF_RECORD_MMAP, as mmap_region sends */
 	return start;
 }
 
@@ -93,6 +95,8 @@ long sys_munmap(long addr, long len)
 long sys_mprotect(long addr, long len, long prot)
 {
 	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE);
+	uint64_t at[8];
+	unsigned old[8], n = 0;
 
 	if ((addr & (PAGE_SIZE - 1)) || (prot & ~PROT_MASK))
 		return -EINVAL;
@@ -100,7 +104,18 @@ long sys_mprotect(long addr, long len, long prot)
 		return 0;
 	if (!size || !is_user_range(addr, size))
 		return -ENOMEM;
-	return uspace_protect(current->us, addr, addr + size, prot);
+	/* Linux's mprotect_fixup sends an MMAP record for each VMA whose
+	 * protection changes (up to eight here): note where each starts. */
+	for (struct vma *v = vma_find(current->us, addr); v && v->start < addr + size &&
+	     n < ARRAY_SIZE(at); v = v->next, n++) {
+		at[n] = MAX(v->start, (uint64_t)addr);
+		old[n] = v->flags & PROT_MASK;
+	}
+	long err = uspace_protect(current->us, addr, addr + size, prot);
+	for (unsigned i = 0; !err && i < n; i++)
+		if (old[i] != (unsigned)prot)
+			perf_event_mmap(current, vma_find(current->us, at[i]));
+	return err;
 }
 
 long sys_madvise(long addr, long len, long advice)
@@ -144,8 +159,11 @@ long sys_brk(long addr)
 		struct vma *v = old_top > us->brk_start ? vma_find(us, old_top - 1) : NULL;
 		if (v && v->end == old_top && v->flags == (VM_READ | VM_WRITE | VM_ANON))
 			v->end = new_top;
-		else if (!vma_insert(us, old_top, new_top, VM_READ | VM_WRITE | VM_ANON))
+		else if (!(v = vma_insert(us, old_top, new_top, VM_READ | VM_WRITE | VM_ANON)))
 			return us->brk;
+		us->brk = addr;
+		perf_event_mmap(current, v);	/* the heap, as do_brk_flags sends */
+		return us->brk;
 	} else if (new_top < old_top) {
 		uspace_unmap(us, new_top, old_top);
 	}

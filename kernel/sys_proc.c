@@ -81,6 +81,7 @@ long sys_prctl(long option, long a2, long a3, long a4, long a5)
 			n = sizeof(name) - 1;
 		memcpy(current->comm, name, n);
 		current->comm[n] = '\0';
+		perf_event_comm(current, false);	/* PERF_RECORD_COMM */
 		return 0;
 	}
 	case PR_GET_NAME:

@@ -31,7 +31,7 @@ static uint64_t cputime_ns(void)
 	return tsc_to_ns(rdtsc() - current->start_tsc - current->idle_tsc);
 }
 
-static int clock_ns(long clock, uint64_t *ns)
+int clock_read_ns(long clock, uint64_t *ns)
 {
 	switch (clock) {
 	case CLOCK_REALTIME:
@@ -63,7 +63,7 @@ static int put_timespec(long uts, uint64_t ns)
 long sys_clock_gettime(long clock, long uts)
 {
 	uint64_t ns;
-	int err = clock_ns(clock, &ns);
+	int err = clock_read_ns(clock, &ns);
 
 	return err ? err : put_timespec(uts, ns);
 }
@@ -71,7 +71,7 @@ long sys_clock_gettime(long clock, long uts)
 long sys_clock_getres(long clock, long uts)
 {
 	uint64_t ns;
-	int err = clock_ns(clock, &ns);
+	int err = clock_read_ns(clock, &ns);
 
 	if (err || !uts)
 		return err;
@@ -142,7 +142,7 @@ long sys_clock_nanosleep(long clock, long flags, long ureq, long urem)
 
 	if (clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID)
 		return -EINVAL;
-	if ((err = clock_ns(clock, &now)))
+	if ((err = clock_read_ns(clock, &now)))
 		return err;
 	if ((err = get_timespec_ns(ureq, &ns)))
 		return err;

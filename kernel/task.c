@@ -8,6 +8,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "perf/internal.h"
+#include "pmu/pmu.h"
 #include "pmu/sw.h"
 #include "timer.h"
 #include "traps.h"
@@ -19,8 +20,6 @@
 #include "mm/uspace.h"
 #include "mm/vmalloc.h"
 #include <asm-generic/errno.h>
-
-#define KSTACK_SIZE (16 * KiB)
 
 struct task *current;
 static uint64_t scheduler_rsp;	/* kmain's stack while a task runs */
@@ -48,6 +47,23 @@ static void set_comm(struct task *t, const char *cmdline)
 	size_t n = MIN((size_t)(end - name), sizeof(t->comm) - 1);
 	memcpy(t->comm, name, n);
 	t->comm[n] = '\0';
+}
+
+/* The program's path in the image: tests/qemu/image.py puts each module at
+ * /boot/NAME with argv[0] = NAME (GRUB passes the kernel only the command
+ * line). A second program of the same name sits in /boot/mN/, which the
+ * name alone cannot tell. */
+static void set_exe(struct task *t, const char *cmdline)
+{
+	static const char dir[] = "/boot/";
+	size_t n = 0, at = cmdline[0] == '/' ? 0 : sizeof(dir) - 1;
+
+	memcpy(t->exe, dir, at);
+	while (cmdline[n] && cmdline[n] != ' ' && at + n < sizeof(t->exe) - 1) {
+		t->exe[at + n] = cmdline[n];
+		n++;
+	}
+	t->exe[at + n] = '\0';
 }
 
 /* The initial kernel stack: the user frame at the top, and below it what
@@ -90,6 +106,7 @@ int task_run_module(const struct boot_module *mod)
 		goto fail;
 	t->pid = next_pid++;
 	set_comm(t, mod->cmdline);
+	set_exe(t, mod->cmdline);
 	t->kstack_top = vmalloc_stack(KSTACK_SIZE);
 	t->us = uspace_create();
 	if (!t->kstack_top || !t->us || tty_open_std(&t->fds))
@@ -103,6 +120,7 @@ int task_run_module(const struct boot_module *mod)
 
 	current = t;
 	uspace_activate(t->us);
+	perf_event_exec(t);		/* COMM and MMAP records of the new program */
 	tss_set_rsp0((uint64_t)t->kstack_top);
 	syscall_kernel_rsp = (uint64_t)t->kstack_top;
 	wrmsr(MSR_FS_BASE, 0);
@@ -110,8 +128,11 @@ int task_run_module(const struct boot_module *mod)
 	t->start_tsc = rdtsc();
 	context_switch(&scheduler_rsp, t->kernel_rsp);
 
-	/* Back here when the task has exited; its stack is no longer in use. */
+	/* Back here when the task has exited (task_exit left interrupts off);
+	 * its stack is no longer in use. The kernel's own work between
+	 * programs runs with interrupts on, visible to CPU-wide samplers. */
 	current = NULL;
+	sti();
 	uspace_activate(NULL);
 	int status = t->exit_status;
 	printk("== exit %s status=%d\n", t->comm, status);
@@ -132,6 +153,7 @@ __noreturn void task_exit(int status)
 	cli();
 	t->exit_status = status;
 	t->exiting = true;
+	perf_event_exit_task(t);	/* PERF_RECORD_EXIT */
 	context_switch(&t->kernel_rsp, scheduler_rsp);
 	panic("an exited task was resumed");
 }
@@ -140,12 +162,12 @@ __noreturn void task_exit(int status)
  * page-fault, each one resolved a minor one (there is no disk: no major). */
 static bool user_page_fault(struct pt_regs *regs, uint64_t addr)
 {
-	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs);
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs, addr);
 	if (!current || addr >= USER_END ||
 	    uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
 			 regs->error_code & PF_INSTR))
 		return false;
-	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs);
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs, addr);
 	return true;
 }
 
@@ -157,6 +179,8 @@ bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr)
 void task_user_exception(struct pt_regs *regs)
 {
 	if (regs->vector == X86_TRAP_PF && user_page_fault(regs, read_cr2()))
+		return;
+	if (pmu_sim_rdpmc(regs))	/* user RDPMC under the PMU model */
 		return;
 	signal_from_exception(regs);
 }
@@ -188,14 +212,20 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 			break;
 		}
 		/* Linux would switch to idle here: one context switch. */
-		if (!switched)
-			perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL);
+		if (!switched) {
+			perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
+			perf_event_switch(current, true);	/* PERF_RECORD_SWITCH out */
+		}
 		switched = true;
 		/* STI's shadow: no interrupt slips in between the checks and HLT. */
 		uint64_t t0 = rdtsc();
+		pmu_sim_halt(true);	/* the PMU model counts no halted time */
 		sti_hlt();
+		pmu_sim_halt(false);
 		current->idle_tsc += rdtsc() - t0;
 	}
+	if (switched)
+		perf_event_switch(current, false);	/* and back in */
 	timer_del(&timer);
 	sti();
 	return ret;

@@ -10,10 +10,13 @@ struct pt_regs;
 struct uspace;
 
 #define TASK_COMM_LEN 16
+#define TASK_EXE_LEN 64
+#define KSTACK_SIZE (16 * KiB)	/* each task's kernel stack */
 
 struct task {
 	int pid;
 	char comm[TASK_COMM_LEN];	/* argv[0]'s basename, as Linux's comm */
+	char exe[TASK_EXE_LEN];		/* the program's path in the image, for MMAP records */
 	struct uspace *us;
 	struct fd_table fds;
 	struct signal_state sig;

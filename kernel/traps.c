@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "nmi.h"
 #include "panic.h"
+#include "pmu/pmu.h"
 #include "printk.h"
 #include "signal.h"
 #include "task.h"
@@ -84,6 +85,7 @@ void trap_dispatch(struct pt_regs *regs)
 			irq_handlers[v](regs);
 		else
 			printk("pmuos: unexpected interrupt vector %u\n", v);
+		pmu_sim_irq_exit(regs);	/* the PMU model's PMI */
 		apic_eoi();
 	}
 	if (user_mode(regs)) {

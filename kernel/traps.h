@@ -32,6 +32,7 @@ enum {
 
 /* Interrupt vectors used by the kernel */
 #define IRQ_VECTOR_TIMER	0xec
+#define IRQ_VECTOR_PERF_WORK	0xf6	/* self-IPI: perf work an NMI deferred */
 #define IRQ_VECTOR_SPURIOUS	0xff
 
 static inline bool user_mode(const struct pt_regs *regs)

@@ -10,7 +10,8 @@ USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -
 
 # Test programs in the order the suite runs them; each one is user/tests/NAME.c.
 USER_TESTS := errors fds brk mmap clocks identity startup signals faults sysfs \
-	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count
+	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
+	perf_sample perf_records persist_create persist_reopen persist_release
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
@@ -26,7 +27,7 @@ USER_ARGS_startup := alpha beta
 USER_ARGS_startup-pie := alpha beta
 
 USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \
-	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/perf.o \
+	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
 	$(BUILD)/user/demo.o $(BUILD)/user/oracle-init.o \
 	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
 
@@ -46,9 +47,9 @@ $(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
 	@echo "  MUSLCC  $< (PIE)"
 	@$(USER_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
 
-# perf.o (the perf_event helpers) too: the linker keeps it whole, a few hundred bytes.
+# perf.o and pmuos.o (the perf_event and pmuos /sys helpers) too: unused ones are small.
 $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o \
-		$(BUILD)/user/lib/perf.o
+		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 

@@ -12,6 +12,7 @@
 #define VM_SPECIAL	0x20	/* pages installed by a driver (perf rings), borrowed */
 #define VM_STACK	0x40
 #define VM_SHARED	0x80	/* MAP_SHARED */
+#define VM_EXE		0x100	/* a segment of the program's ELF file (pgoff: its file offset) */
 
 struct vma;
 /* A driver's mapping (VM_SPECIAL): open when a split makes a second VMA of

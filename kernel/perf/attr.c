@@ -13,15 +13,17 @@ static_assert(sizeof(struct perf_event_attr) == PERF_ATTR_SIZE_VER7, "Linux 6.1 
 static_assert(offsetof(struct perf_event_attr, read_format) + 8 == PMUOS_ATTR_FLAGS_OFFSET,
 	      "the flag word holding attr.persistent");
 
-#define PERF_REG_X86_64_MASK	((1ull << PERF_REG_X86_64_MAX) - 1)
+/* Bits between R15 and XMM0 mean nothing: EINVAL. XMM0.. pass here and get
+ * EOPNOTSUPP from the PMU that cannot sample them (perf_sample_event_init). */
+#define PERF_REG_X86_RESERVED	(((1ull << PERF_REG_X86_XMM0) - 1) & \
+				 ~((1ull << PERF_REG_X86_64_MAX) - 1))
 /* x86-64 has no DS, ES, FS, GS in perf regs (arch/x86/kernel/perf_regs.c). */
 #define PERF_REG_X86_64_INVALID	((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | \
 				 (1ull << PERF_REG_X86_FS) | (1ull << PERF_REG_X86_GS))
-#define MAX_STACK_DEPTH		127	/* sysctl_perf_event_max_stack */
 
 static int reg_validate(uint64_t mask)
 {
-	if (!mask || (mask & ~PERF_REG_X86_64_MASK) || (mask & PERF_REG_X86_64_INVALID))
+	if (!mask || (mask & (PERF_REG_X86_RESERVED | PERF_REG_X86_64_INVALID)))
 		return -EINVAL;
 	return 0;
 }
@@ -79,7 +81,7 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 			return -EINVAL;
 	}
 	if (!attr->sample_max_stack)
-		attr->sample_max_stack = MAX_STACK_DEPTH;
+		attr->sample_max_stack = PERF_MAX_STACK_DEPTH;
 	if ((attr->sample_type & PERF_SAMPLE_REGS_INTR) && reg_validate(attr->sample_regs_intr))
 		return -EINVAL;
 	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) &&

@@ -80,7 +80,9 @@ static void set_state(struct perf_event *e, enum perf_event_state state)
 void perf_init(void)
 {
 	perf_clock_init();
+	perf_overflow_init();
 	sw_pmu_init();
+	perf_persistent_init();
 }
 
 int perf_pmu_register(struct pmu *pmu)
@@ -157,8 +159,24 @@ struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 void perf_event_free(struct perf_event *e)
 {
 	assert(e->state != PERF_EVENT_STATE_ACTIVE && !e->ctx);
+	perf_event_release_rb(e);	/* a SET_OUTPUT redirection's hold */
+	perf_pending_cancel(e);
 	perf_stats.events--;
 	kfree(e);
+}
+
+void perf_event_get(struct perf_event *e)
+{
+	e->refs++;
+}
+
+void perf_event_put(struct perf_event *e)
+{
+	assert(e->refs > 0);
+	if (--e->refs)
+		return;
+	perf_remove_from_context(e);
+	perf_event_free(e);
 }
 
 /* ---- contexts ---- */
@@ -491,6 +509,7 @@ void perf_task_exit(struct task *t)
 		}
 	}
 	irq_restore(flags);
+	perf_persistent_task_exit(t);
 }
 
 /* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened. */

@@ -16,17 +16,42 @@ struct perf_event_context {
 
 extern struct perf_event_context perf_cpu_ctx;
 
-/* The mmap buffer of an event (mmap.c). */
+/* The mmap buffer of an event (mmap.c); e->rb is the buffer e's records go
+ * to: its own mapping's, or the SET_OUTPUT target's. It lives while an
+ * event is attached (users); the last munmap detaches them all, as Linux's
+ * perf_mmap_close does. */
 struct perf_buffer {
 	int mmap_count;			/* VMAs mapping it */
 	int nr_pages;			/* data pages: 0 or a power of two */
 	bool writable;			/* PROT_WRITE: the reader owns data_tail */
-	bool paused;			/* PERF_EVENT_IOC_PAUSE_OUTPUT */
+	bool paused;			/* PERF_EVENT_IOC_PAUSE_OUTPUT (always, with no data pages) */
 	struct perf_event_mmap_page *user_page;	/* direct-map address */
 	uint64_t user_page_phys;
 	uint64_t *data_phys;		/* nr_pages frames */
 	void *data;			/* the data pages, contiguous in vmalloc space */
+	struct rb_user *users;		/* the events attached (mmap.c) */
+
+	/* The writers' state (ring.c), changed from any context, NMIs too,
+	 * by single instructions or restored by the nested writer. */
+	uint64_t head;			/* reserved so far; decreasing for write_backward */
+	unsigned nest;			/* writers inside begin..end, nested by interrupts */
+	uint64_t wakeup;		/* wake-ups due (Linux's rb->wakeup: watermark steps + 1 per wakeup_events) */
+	uint64_t watermark;		/* bytes between watermark wake-ups */
+	uint64_t lost;			/* records dropped since the last PERF_RECORD_LOST */
+	uint64_t events;		/* samples towards the next wakeup_events wake-up */
+	unsigned poll;			/* POLLIN while a wake-up is pending; poll() takes it */
 };
+
+/* mmap.c: a buffer not (yet) mapped, for the self-tests; the last detach
+ * frees it. watermark 0: half the data. */
+struct perf_buffer *rb_alloc(int nr_pages, bool writable, uint64_t watermark);
+/* Send e's records to rb (NULL: nowhere); -ENOMEM. */
+int rb_attach(struct perf_event *e, struct perf_buffer *rb);
+/* e goes away: stop writing into its buffer (freed with its last user). */
+void perf_event_release_rb(struct perf_event *e);
+/* poll() of e: POLLHUP once its task exited or with no buffer, else the
+ * pending wake-up (taken: the next poll waits for another). */
+unsigned perf_event_poll(struct perf_event *e);
 
 
 struct perf_stats {
@@ -48,6 +73,10 @@ uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift);
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err);
 void perf_event_free(struct perf_event *e);
+/* References: each fd's file and a persistent event's own; the last put
+ * takes the event out of its context and frees it. */
+void perf_event_get(struct perf_event *e);
+void perf_event_put(struct perf_event *e);
 void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *e);
 void perf_remove_from_context(struct perf_event *e);
 void perf_event_enable(struct perf_event *e);
@@ -63,6 +92,17 @@ void perf_task_events_enable(struct task *t, bool enable);
 
 /* open.c: the perf event file */
 bool is_perf_file(const struct file *f);
+/* A new file for e (taking a reference), as a reopen needs. */
+struct file *perf_event_file(struct perf_event *e);
+
+/* persistent.c (seed 001) */
+void perf_persistent_init(void);
+bool perf_is_persistent_type(uint32_t type);
+long perf_persistent_open(const struct perf_event_attr *attr, int pid, int cpu,
+			  int group_fd, unsigned long flags);
+long perf_event_detach(struct perf_event *e);
+long perf_event_attach(struct perf_event *e);
+void perf_persistent_task_exit(struct task *t);
 
 /* read.c */
 long perf_read(struct perf_event *e, char *ubuf, size_t n);
@@ -76,3 +116,83 @@ long perf_event_set_output(struct perf_event *e, struct perf_event *out);
 
 #define for_each_sibling(s, leader) \
 	for (struct perf_event *s = (leader)->sibling_next; s; s = s->sibling_next)
+
+/* ---- output into the ring (ring.c), seed 003's ABI with today's Linux
+ * semantics. All of it may run in NMI context: no locks, no allocation,
+ * no faults. ---- */
+
+struct perf_output_handle {
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	uint64_t head;		/* where this record starts (the ring's offset) */
+	uint64_t offset;	/* where the next byte goes */
+	uint64_t end;		/* head + size */
+	uint64_t wakeup;	/* rb->wakeup when this writer began (ring.c) */
+};
+
+/* Reserve size bytes (a multiple of 8) in the buffer e's records go to (its
+ * own, or its SET_OUTPUT target's). 0 on success; -ENOSPC when the record
+ * must be dropped (no buffer, paused, or a PROT_WRITE reader has not made
+ * room: the loss is counted and a PERF_RECORD_LOST follows when room
+ * returns). Writers nest: an interrupt or NMI may begin and end a record
+ * of the same buffer inside another's begin..end; the outermost end
+ * publishes data_head for all of them. */
+int perf_output_begin(struct perf_output_handle *h, struct perf_event *e, unsigned size);
+void perf_output_copy(struct perf_output_handle *h, const void *buf, unsigned len);
+/* Publish the record (data_head, with the barrier the ABI documents) and
+ * wake the reader when wakeup_events/wakeup_watermark say so. */
+void perf_output_end(struct perf_output_handle *h);
+/* Self-test hook: when set to 1..RB_NMI_POINTS, the write path raises a
+ * self-NMI once it reaches that point (kernel/test/ring.c). */
+#define RB_NMI_POINTS	8
+extern unsigned rb_nmi_point;
+
+/* ---- samples and side-band records (sample.c, records.c) ---- */
+
+/* sysctl_perf_event_max_stack: attr.sample_max_stack's default and limit. */
+#define PERF_MAX_STACK_DEPTH	127
+
+/* Write one PERF_RECORD_SAMPLE for e as attr.sample_type asks, from regs
+ * (the interrupted context: user or kernel; NULL: the caller's kernel
+ * context); addr is PERF_SAMPLE_ADDR's value (the faulting address for
+ * page-fault events, else 0). Any context, NMIs included. */
+void perf_event_output(struct perf_event *e, struct pt_regs *regs, uint64_t addr);
+/* Open-time checks of what a sample can hold (Linux's errnos: XMM
+ * registers, branch stacks, sample_max_stack, AUX samples). */
+int perf_sample_event_init(struct perf_event *e);
+/* The time records of e carry: attr.clockid's clock with use_clockid, else
+ * the perf clock. */
+uint64_t perf_event_clock(const struct perf_event *e);
+/* sample_id_all: the trailer Linux's perf_event__output_id_sample writes
+ * after each side-band record (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER as
+ * attr.sample_type asks). Returns the words put in out: 0 without
+ * sample_id_all. */
+#define PERF_ID_SAMPLE_MAX	6
+unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out);
+
+/* Side-band records (records.c), each to every event of the CPU context and
+ * of t's that asked (attr.comm, attr.mmap / mmap2 / mmap_data, attr.task,
+ * attr.context_switch) and is not off, with sample_id_all. t is current. */
+void perf_event_comm(struct task *t, bool exec);
+void perf_event_mmap(struct task *t, const struct vma *vma);
+/* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
+void perf_event_exec(struct task *t);
+/* pmuos has no /proc for a tool to read the existing mappings from: when e
+ * gets a buffer, it is written COMM and MMAP records of what current has
+ * mapped now (skip aside: the mapping being made, reported as new). */
+void perf_event_synthesize(struct perf_event *e, const struct vma *skip);
+void perf_event_exit_task(struct task *t);
+void perf_event_switch(struct task *t, bool out);
+void perf_log_throttle(struct perf_event *e, bool unthrottle);
+void perf_log_lost_samples(struct perf_event *e, uint64_t lost);
+
+/* ---- overflow (overflow.c) ---- */
+
+/* Deferred work an NMI cannot do itself (wake-ups, signals, disabling):
+ * queued here, run from a self-IPI once the NMI has returned. The ring
+ * calls this when a reader is due a wake-up. */
+void perf_pending_work(struct perf_event *e);
+/* e goes away: drop its queued work and throttling. */
+void perf_pending_cancel(struct perf_event *e);
+void perf_overflow_init(void);
+unsigned long perf_max_sample_rate(void);

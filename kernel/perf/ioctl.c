@@ -28,7 +28,7 @@ static long set_period(struct perf_event *e, uint64_t value)
 {
 	if (!is_sampling_event(e) || !value)
 		return -EINVAL;
-	if (e->attr.freq && value > 100000)	/* perf_event_max_sample_rate */
+	if (e->attr.freq && value > perf_max_sample_rate())
 		return -EINVAL;
 	if (!e->attr.freq && (value >> 63))
 		return -EINVAL;
@@ -126,6 +126,10 @@ long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
 			return -EINVAL;
 		return -EOPNOTSUPP;	/* breakpoints only */
 	}
+	case PERF_EVENT_IOC_DETACH:
+		return perf_event_detach(e);
+	case PERF_EVENT_IOC_ATTACH:
+		return perf_event_attach(e);
 	case PERF_EVENT_IOC_FLUSH:
 		if (e->pmu->flush)
 			e->pmu->flush(e);

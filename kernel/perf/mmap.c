@@ -1,7 +1,11 @@
 /* mmap of a perf event (seed 003's ABI): 1 + 2^n pages, the first the
  * control page (struct perf_event_mmap_page: seqlock, index, offset, times,
  * data_head/data_tail), the rest the data ring. A second mmap of the same
- * event shares the buffer and must have the same size. */
+ * event shares the buffer and must have the same size; SET_OUTPUT sends
+ * other events' records into it. Who holds the buffer, as in Linux: every
+ * event attached to it (its own mapper, SET_OUTPUT redirections); an event
+ * detaches when its own last mapping goes, and the buffer's last mapping
+ * detaches them all, which frees it. */
 #include "internal.h"
 #include "../fd.h"
 #include "../task.h"
@@ -17,6 +21,14 @@
 static_assert(offsetof(struct perf_event_mmap_page, data_head) == 1024, "mmap page ABI");
 static_assert(offsetof(struct perf_event_mmap_page, aux_head) == 1024 + 32, "mmap page ABI");
 
+/* An event attached to a buffer, and how many of the buffer's VMAs are
+ * mappings of that event's own file. */
+struct rb_user {
+	struct perf_event *e;
+	int mmap_count;
+	struct rb_user *next;
+};
+
 static void rb_free(struct perf_buffer *rb)
 {
 	vfree(rb->data);
@@ -28,15 +40,21 @@ static void rb_free(struct perf_buffer *rb)
 	perf_stats.rings--;
 }
 
-static struct perf_buffer *rb_alloc(int nr_pages, bool writable)
+struct perf_buffer *rb_alloc(int nr_pages, bool writable, uint64_t watermark)
 {
 	struct perf_buffer *rb = kzalloc(sizeof(*rb));
+	uint64_t max_size = (uint64_t)nr_pages * PAGE_SIZE;
 
 	if (!rb)
 		return NULL;
 	perf_stats.rings++;
 	rb->nr_pages = nr_pages;
 	rb->writable = writable;
+	/* Linux's ring_buffer_init: a control page alone takes no records. */
+	rb->paused = !nr_pages;
+	rb->watermark = watermark ? MIN(watermark, max_size) : 0;
+	if (!rb->watermark)
+		rb->watermark = max_size / 2;
 	rb->user_page_phys = frame_alloc_zeroed();
 	rb->data_phys = kzalloc(MAX(nr_pages, 1) * sizeof(uint64_t));
 	if (!rb->user_page_phys || !rb->data_phys)
@@ -53,7 +71,7 @@ static struct perf_buffer *rb_alloc(int nr_pages, bool writable)
 	rb->user_page = phys_to_virt(rb->user_page_phys);
 	rb->user_page->size = offsetof(struct perf_event_mmap_page, __reserved);
 	rb->user_page->data_offset = PAGE_SIZE;
-	rb->user_page->data_size = (uint64_t)nr_pages * PAGE_SIZE;
+	rb->user_page->data_size = max_size;
 	return rb;
 fail:
 	if (!rb->user_page_phys)
@@ -63,12 +81,82 @@ fail:
 	return NULL;
 }
 
-void perf_event_update_userpage(struct perf_event *e)
+static struct rb_user *rb_user_of(struct perf_buffer *rb, const struct perf_event *e)
+{
+	for (struct rb_user *u = READ_ONCE(rb->users); u; u = u->next)
+		if (u->e == e)
+			return u;
+	return NULL;
+}
+
+/* Writers (interrupts, NMIs) find the buffer through e->rb only, and
+ * finish before the code they interrupted goes on: once no event points
+ * at the buffer, nothing can be writing it. */
+static void rb_detach(struct perf_event *e)
 {
 	struct perf_buffer *rb = e->rb;
+
+	if (!rb)
+		return;
+	uint64_t flags = irq_save();
+	WRITE_ONCE(e->rb, NULL);
+	struct rb_user **link = &rb->users, *u;
+	while ((u = *link)->e != e)
+		link = &u->next;
+	WRITE_ONCE(*link, u->next);
+	irq_restore(flags);
+	kfree(u);
+	if (!rb->users)
+		rb_free(rb);
+}
+
+/* The buffer lost its last mapping: nobody can read it any more, unless a
+ * persistent event keeps it for a reopen to map again (seed 001). */
+static void rb_detach_all(struct perf_buffer *rb)
+{
+	for (struct rb_user *u = rb->users, *next; u; u = next) {
+		next = u->next;		/* rb_detach frees u, and rb after the last */
+		if (!u->e->persistent)
+			rb_detach(u->e);
+	}
+}
+
+int rb_attach(struct perf_event *e, struct perf_buffer *rb)
+{
+	struct rb_user *u = NULL;
+
+	if (rb == e->rb)
+		return 0;
+	if (rb && !(u = kzalloc(sizeof(*u))))
+		return -ENOMEM;
+	rb_detach(e);
+	if (rb) {
+		u->e = e;
+		u->next = rb->users;
+		barrier();	/* the node is whole before a reader can see it */
+		WRITE_ONCE(rb->users, u);
+		WRITE_ONCE(e->rb, rb);
+	}
+	return 0;
+}
+
+void perf_event_release_rb(struct perf_event *e)
+{
+	rb_detach(e);
+}
+
+/* Only an event that maps the buffer itself describes itself in its control
+ * page: Linux lets a SET_OUTPUT event overwrite its target's index and
+ * times, which makes the target's self-monitoring read the wrong counter. */
+void perf_event_update_userpage(struct perf_event *e)
+{
+	struct perf_buffer *rb = READ_ONCE(e->rb);
 	uint32_t mult, shift;
 
 	if (!rb)
+		return;
+	struct rb_user *u = rb_user_of(rb, e);
+	if (!u || !u->mmap_count)
 		return;
 	struct perf_event_mmap_page *pg = rb->user_page;
 	uint64_t now = perf_clock_cycles_to_ns(rdtsc(), &mult, &shift);
@@ -99,16 +187,24 @@ void perf_event_update_userpage(struct perf_event *e)
 	irq_restore(flags);
 }
 
+/* A mapping of e's file never outlives e (it holds the file), and e keeps
+ * the buffer it maps: SET_OUTPUT is refused while e maps one. */
 static void perf_vma_close(struct vma *vma)
 {
 	struct file *f = vma->priv;
 	struct perf_event *e = f->priv;
+	struct perf_buffer *rb = e->rb;
+	struct rb_user *u = rb_user_of(rb, e);
 
-	if (--e->rb->mmap_count == 0) {
+	if (--u->mmap_count) {
+		rb->mmap_count--;
+	} else {
 		if (e->pmu->event_unmapped)
 			e->pmu->event_unmapped(e);
-		rb_free(e->rb);
-		e->rb = NULL;
+		if (--rb->mmap_count)
+			rb_detach(e);
+		else
+			rb_detach_all(rb);
 	}
 	file_put(f);	/* the mapping held the file */
 }
@@ -120,6 +216,7 @@ static void perf_vma_open(struct vma *vma)
 	struct perf_event *e = f->priv;
 
 	e->rb->mmap_count++;
+	rb_user_of(e->rb, e)->mmap_count++;
 	file_get(f);
 }
 
@@ -134,48 +231,64 @@ long perf_mmap(struct file *f, struct vma *vma)
 	uint64_t pages = (vma->end - vma->start) / PAGE_SIZE;
 	int nr_pages = pages - 1;
 
+	/* Linux: children of an inherited per-task event would all write here. */
+	if (e->cpu == -1 && e->attr.inherit)
+		return -EINVAL;
 	if (!(vma->flags & VM_SHARED) || vma->pgoff)
 		return -EINVAL;
 	if (nr_pages < 0 || pages > 1 + (1u << 20) || (nr_pages & (nr_pages - 1)))
 		return -EINVAL;
-	if (e->rb && e->rb->nr_pages != nr_pages)
-		return -EINVAL;
-	if (!e->rb) {
-		e->rb = rb_alloc(nr_pages, vma->flags & VM_WRITE);
-		if (!e->rb)
-			return -ENOMEM;
-		if (e->pmu->event_mapped)
-			e->pmu->event_mapped(e);
-	}
+	/* Mapped already, or redirected by SET_OUTPUT: that buffer, same size. */
 	struct perf_buffer *rb = e->rb;
+	bool fresh = !rb;
+	if (rb && rb->nr_pages != nr_pages)
+		return -EINVAL;
+	if (fresh) {
+		uint64_t watermark = e->attr.watermark ? e->attr.wakeup_watermark : 0;
+		rb = rb_alloc(nr_pages, vma->flags & VM_WRITE, watermark);
+		if (!rb)
+			return -ENOMEM;
+		if (rb_attach(e, rb)) {
+			rb_free(rb);
+			return -ENOMEM;
+		}
+	}
 	uint64_t pte = PTE_U | PTE_BORROWED | PTE_NX | (vma->flags & VM_WRITE ? PTE_W : 0);
 	for (uint64_t i = 0; i < pages; i++) {
 		uint64_t pa = i ? rb->data_phys[i - 1] : rb->user_page_phys;
 		if (map_page(current->us->pml4, vma->start + i * PAGE_SIZE, pa, pte)) {
 			/* mmap's caller unmaps what was mapped (borrowed: kept). */
-			if (!rb->mmap_count) {
-				if (e->pmu->event_unmapped)
-					e->pmu->event_unmapped(e);
-				rb_free(rb);
-				e->rb = NULL;
-			}
+			if (fresh)
+				rb_detach(e);	/* frees it */
 			return -ENOMEM;
 		}
 	}
+	struct rb_user *u = rb_user_of(rb, e);
 	rb->mmap_count++;
+	if (u->mmap_count++ == 0 && e->pmu->event_mapped)
+		e->pmu->event_mapped(e);
 	vma->ops = &perf_vma_ops;
 	vma->priv = f;
 	file_get(f);
 	perf_event_update_userpage(e);
+	if (fresh)
+		perf_event_synthesize(e, vma);	/* no /proc: what is mapped now */
 	return 0;
 }
 
+/* Linux's perf_event_set_output, after ioctl.c's checks of the pair: out's
+ * buffer (its own or where it redirects), which must be mapped; e must not
+ * map one itself. NULL sends e's records nowhere again. */
 long perf_event_set_output(struct perf_event *e, struct perf_event *out)
 {
-	if (e->rb)
+	struct perf_buffer *rb = NULL;
+
+	if (e->rb && rb_user_of(e->rb, e)->mmap_count)
 		return -EINVAL;		/* can't redirect an active mmap() */
-	if (out && !out->rb)
-		return -EINVAL;
-	e->output = out;
-	return 0;
+	if (out) {
+		rb = out->rb;
+		if (!rb || !rb->mmap_count)
+			return -EINVAL;
+	}
+	return rb_attach(e, rb);
 }

@@ -4,14 +4,15 @@
 #include "../fd.h"
 #include "../syscall.h"
 #include "../task.h"
+#include "../lib/string.h"
 #include "../mm/kmalloc.h"
 #include <asm-generic/errno.h>
 #include <asm-generic/fcntl.h>
 #include <linux/poll.h>
 #include <linux/time.h>
+#include <pmuos/perf_ext.h>
 
 #define NR_CPUS			1
-#define MAX_SAMPLE_RATE		100000	/* perf_event_max_sample_rate */
 
 static long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
@@ -25,9 +26,7 @@ static long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 
 static unsigned perf_file_poll(struct file *f)
 {
-	struct perf_event *e = f->priv;
-
-	return e->state == PERF_EVENT_STATE_EXIT ? POLLHUP : 0;
+	return perf_event_poll(f->priv);
 }
 
 static void perf_file_stat(struct file *f, unsigned *mode, long *size)
@@ -40,8 +39,9 @@ static void perf_file_release(struct file *f)
 {
 	struct perf_event *e = f->priv;
 
-	perf_remove_from_context(e);
-	perf_event_free(e);
+	if (e->file == f)
+		e->file = NULL;
+	perf_event_put(e);
 }
 
 static const struct file_ops perf_fops = {
@@ -56,6 +56,18 @@ static const struct file_ops perf_fops = {
 bool is_perf_file(const struct file *f)
 {
 	return f->ops == &perf_fops;
+}
+
+struct file *perf_event_file(struct perf_event *e)
+{
+	struct file *f = file_new(&perf_fops, e, O_RDWR);
+
+	if (f) {
+		perf_event_get(e);
+		if (!e->file)
+			e->file = f;
+	}
+	return f;
 }
 
 static bool is_software(const struct perf_event *e)
@@ -111,7 +123,9 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 		return -EINVAL;
 	if ((err = perf_copy_attr((void *)uattr, &attr)))
 		return err;
-	if (attr.freq ? attr.sample_freq > MAX_SAMPLE_RATE : attr.sample_period >> 63)
+	if (perf_is_persistent_type(attr.type))
+		return perf_persistent_open(&attr, pid, cpu, group_fd, flags);
+	if (attr.freq ? attr.sample_freq > perf_max_sample_rate() : attr.sample_period >> 63)
 		return -EINVAL;
 	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
 		return -EINVAL;
@@ -155,6 +169,8 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 		err = -EOPNOTSUPP;
 	else if (attr.use_clockid)
 		err = valid_clockid(attr.clockid);
+	if (!err)
+		err = perf_sample_event_init(e);	/* what a sample can hold */
 	if (err)
 		goto fail;
 
@@ -179,6 +195,10 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	current->fds.file[fd] = f;
 	current->fds.cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
 	perf_install_in_context(ctx, e);
+	uint64_t attr_flags;
+	memcpy(&attr_flags, (const char *)&attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(attr_flags));
+	if (attr_flags & (1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT))
+		perf_event_detach(e);	/* attr.persistent (seed 001) */
 	return fd;
 fail:
 	perf_event_free(e);

@@ -37,6 +37,7 @@ struct hw_perf_event {
 	int64_t period_left;
 	uint64_t last_period;
 	uint64_t interrupts;		/* overflows in this throttling window */
+	uint64_t interrupts_seq;	/* which window */
 	uint64_t freq_time_stamp;	/* sample_freq adaptation (sampling issue) */
 	uint64_t freq_count_stamp;
 	struct timer timer;		/* software clocks: the sampling timer */
@@ -120,7 +121,6 @@ struct perf_event {
 	uint64_t id;			/* PERF_EVENT_IOC_ID, PERF_FORMAT_ID */
 	int oncpu;			/* 0 while on the PMU, -1 otherwise */
 	int cpu;			/* perf_event_open's cpu: -1 or 0 */
-	struct perf_event *output;	/* SET_OUTPUT / FD_OUTPUT target, or NULL */
 
 	struct perf_event *group_leader;
 	struct perf_event *sibling_next;	/* the leader's siblings, in order */
@@ -139,6 +139,15 @@ struct perf_event {
 	int refs;
 	void *pmu_private;
 	struct perf_buffer *rb;		/* the ring (sampling issue) */
+
+	/* Work an overflow leaves for after the NMI (overflow.c). */
+	struct perf_event *pending_next;
+	bool pending_queued, pending_wakeup, pending_disable, pending_sigtrap;
+	int pending_kill;		/* POLL_IN / POLL_HUP for SIGIO, 0: none */
+	uint64_t pending_addr;		/* si_addr for sigtrap */
+	struct perf_event *throttled_next;
+	bool persistent;		/* seed 001: outlives its last fd */
+	struct perf_event *persistent_next;
 };
 
 /* For drivers. */
@@ -153,6 +162,8 @@ void perf_event_update_userpage(struct perf_event *e);
  * interrupts off): record what attr asks for. Returns 1 when the driver must
  * stop the event (throttled, or its REFRESH limit reached), else 0. */
 int perf_event_overflow(struct perf_event *e, struct pt_regs *regs);
+/* The same, with PERF_SAMPLE_ADDR's value (software events: fault address). */
+int perf_event_overflow_addr(struct perf_event *e, struct pt_regs *regs, uint64_t addr);
 static inline bool is_sampling_event(const struct perf_event *e)
 {
 	return e->attr.sample_period != 0;

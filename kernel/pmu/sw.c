@@ -4,9 +4,13 @@
 #include "sw.h"
 #include "../task.h"
 #include "../traps.h"
+#include "../tsc.h"
 #include "../x86.h"
 #include "../perf/internal.h"
 #include <asm-generic/errno.h>
+
+#define MIN_CLOCK_PERIOD_NS	10000	/* Linux's floor for hrtimer sampling */
+#define NSEC_PER_SEC		1000000000ul
 
 /* Active events by config, so a fault finds its counters at once. */
 static struct perf_event *active[PERF_COUNT_SW_MAX];
@@ -36,6 +40,15 @@ static int sw_event_init(struct perf_event *e)
 		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;	/* no branch sampling for software events */
+	/* The clocks sample on a timer with a fixed period: Linux turns
+	 * sample_freq into a period once, at open. */
+	if (is_clock(e) && e->attr.freq && e->attr.sample_freq) {
+		e->attr.sample_period = NSEC_PER_SEC / e->attr.sample_freq;
+		e->attr.freq = 0;
+		e->hw.sample_period = e->attr.sample_period;
+		e->hw.last_period = e->hw.sample_period;
+	}
+	e->hw.period_left = e->hw.sample_period;
 	return 0;
 }
 
@@ -48,15 +61,42 @@ static void sw_read(struct perf_event *e)
 	e->hw.prev_count = now;
 }
 
+static uint64_t clock_period_tsc(const struct perf_event *e)
+{
+	return ns_to_tsc(MAX(e->hw.sample_period, (uint64_t)MIN_CLOCK_PERIOD_NS));
+}
+
+/* The sampling timer of cpu-clock and task-clock: a sample from whatever
+ * the timer interrupted, unless that privilege level is excluded. */
+static void clock_tick(struct timer *t, struct pt_regs *regs)
+{
+	struct perf_event *e = container_of(t, struct perf_event, hw.timer);
+	bool user = user_mode(regs);
+
+	sw_read(e);
+	if (!(user ? e->attr.exclude_user : e->attr.exclude_kernel) &&
+	    perf_event_overflow(e, regs))
+		return;		/* throttled: unthrottling starts the timer again */
+	uint64_t next = t->deadline + clock_period_tsc(e);
+	timer_add(t, MAX(next, rdtsc() + 1));
+}
+
 static void sw_start(struct perf_event *e, int flags)
 {
-	if (is_clock(e))
+	if (is_clock(e)) {
 		e->hw.prev_count = clock_now(e);
+		if (is_sampling_event(e)) {
+			e->hw.timer.fn = clock_tick;
+			timer_add(&e->hw.timer, rdtsc() + clock_period_tsc(e));
+		}
+	}
 	e->hw.state = 0;
 }
 
 static void sw_stop(struct perf_event *e, int flags)
 {
+	if (is_clock(e))
+		timer_del(&e->hw.timer);
 	if (flags & PERF_EF_UPDATE)
 		sw_read(e);
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
@@ -87,16 +127,34 @@ static void sw_del(struct perf_event *e, int flags)
 	e->active_next = NULL;
 }
 
-void perf_sw_event(unsigned id, uint64_t n, const struct pt_regs *regs)
+/* One occurrence overflows the period of a sampling event: samples every
+ * sample_period occurrences; throttled events count but do not sample. */
+static void sw_overflow(struct perf_event *e, uint64_t n, struct pt_regs *regs, uint64_t addr)
+{
+	struct hw_perf_event *hw = &e->hw;
+
+	hw->period_left -= n;
+	while (hw->period_left <= 0) {
+		hw->period_left += hw->sample_period;
+		hw->last_period = hw->sample_period;
+		if (hw->interrupts == ~0ull || perf_event_overflow_addr(e, regs, addr))
+			break;
+	}
+}
+
+void perf_sw_event(unsigned id, uint64_t n, struct pt_regs *regs, uint64_t addr)
 {
 	bool user = regs && user_mode(regs);
 
-	for (struct perf_event *e = active[id]; e; e = e->active_next) {
+	for (struct perf_event *e = active[id], *next; e; e = next) {
+		next = e->active_next;	/* an overflow may disable e */
 		if (e->hw.state & PERF_HES_STOPPED)
 			continue;
 		if (user ? e->attr.exclude_user : e->attr.exclude_kernel)
 			continue;
 		e->count += n;
+		if (is_sampling_event(e) && regs)
+			sw_overflow(e, n, regs, addr);
 	}
 }
 

@@ -6,5 +6,6 @@ struct pt_regs;
 
 void sw_pmu_init(void);
 /* n occurrences of software event id (PERF_COUNT_SW_*); regs tell the
- * privilege level for exclude_user/exclude_kernel (NULL: kernel). */
-void perf_sw_event(unsigned id, uint64_t n, const struct pt_regs *regs);
+ * privilege level for exclude_user/exclude_kernel and are what a sample
+ * records (NULL: kernel, no sample); addr is PERF_SAMPLE_ADDR's value. */
+void perf_sw_event(unsigned id, uint64_t n, struct pt_regs *regs, uint64_t addr);

@@ -138,3 +138,50 @@ void perf_self_read(volatile struct perf_event_mmap_page *pc, struct perf_self *
 			out->running += delta;
 	}
 }
+
+struct perf_event_mmap_page *perf_ring_map(int fd, int data_pages)
+{
+	size_t len = (1 + (size_t)data_pages) * PERF_PAGE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	ASSERT_NE(p, MAP_FAILED);
+	for (size_t off = 0; off < len; off += PERF_PAGE)
+		(void)((volatile char *)p)[off];
+	return (struct perf_event_mmap_page *)p;
+}
+
+void perf_ring_unmap(struct perf_event_mmap_page *pc)
+{
+	EXPECT_EQ(munmap(pc, PERF_PAGE + pc->data_size), 0);
+}
+
+const struct perf_event_header *perf_ring_next(const struct perf_event_mmap_page *pc,
+					       uint64_t *pos, void *buf, size_t size)
+{
+	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	const char *data = (const char *)pc + pc->data_offset;
+	struct perf_event_header *h = buf;
+
+	if (*pos == head)
+		return NULL;
+	for (size_t i = 0; i < sizeof(*h); i++)
+		((char *)buf)[i] = data[(*pos + i) & (pc->data_size - 1)];
+	ASSERT_GE(h->size, sizeof(*h));
+	ASSERT_LE(h->size, size);
+	ASSERT_LE(h->size, head - *pos);
+	for (size_t i = sizeof(*h); i < h->size; i++)
+		((char *)buf)[i] = data[(*pos + i) & (pc->data_size - 1)];
+	*pos += h->size;
+	return h;
+}
+
+const struct perf_event_header *perf_ring_find(const struct perf_event_mmap_page *pc,
+					       uint64_t *pos, uint32_t type, void *buf,
+					       size_t size)
+{
+	const struct perf_event_header *h;
+
+	while ((h = perf_ring_next(pc, pos, buf, size)) && h->type != type)
+		;
+	return h;
+}

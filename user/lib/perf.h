@@ -63,6 +63,26 @@ struct perf_self {
 };
 void perf_self_read(volatile struct perf_event_mmap_page *pc, struct perf_self *out);
 
+/*
+ * A ring of 1 + data_pages pages, read-write (the reader owns data_tail), every page touched
+ * now: Linux fills a perf mapping on demand, and a fault of the reader's would be sampled.
+ */
+struct perf_event_mmap_page *perf_ring_map(int fd, int data_pages);
+void perf_ring_unmap(struct perf_event_mmap_page *pc);
+
+/*
+ * The record at ring position *pos copied whole into buf (records may wrap around the ring's
+ * end; a record larger than size fails the test), *pos moved past it; NULL at data_head.
+ * Start with *pos = data_tail (0 for a fresh ring).
+ */
+const struct perf_event_header *perf_ring_next(const struct perf_event_mmap_page *pc,
+					       uint64_t *pos, void *buf, size_t size);
+
+/* The same, skipping records of other types than type. */
+const struct perf_event_header *perf_ring_find(const struct perf_event_mmap_page *pc,
+					       uint64_t *pos, uint32_t type, void *buf,
+					       size_t size);
+
 static inline uint64_t perf_rdtsc(void)
 {
 	uint32_t lo, hi;

@@ -1,0 +1,327 @@
+/* Side-band records (include/uapi/linux/perf_event.h): COMM, MMAP/MMAP2,
+ * EXIT, SWITCH, THROTTLE, LOST_SAMPLES, each ending with the sample_id_all
+ * trailer. Linux's perf_iterate_sb sends them to the events of the CPU
+ * context and of the current task's that asked and are not off.
+ *
+ * pmuos has no /proc for a tool to synthesize the existing mappings from,
+ * so an event that gets a buffer is written COMM and MMAP records of what
+ * is mapped at that moment (perf_event_synthesize). */
+#include "internal.h"
+#include "../fd.h"
+#include "../task.h"
+#include "../x86.h"
+#include "../lib/string.h"
+#include "../mm/uspace.h"
+#include <linux/mman.h>
+
+#define NAME_MAX_LEN	TASK_EXE_LEN	/* the longest name a mapping has here */
+
+unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out)
+{
+	uint64_t t = e->attr.sample_type, pid = current ? (uint32_t)current->pid : 0;
+	uint64_t *p = out;
+
+	if (!e->attr.sample_id_all)
+		return 0;
+	if (t & PERF_SAMPLE_TID)
+		*p++ = pid | pid << 32;		/* one thread per process */
+	if (t & PERF_SAMPLE_TIME)
+		*p++ = perf_event_clock(e);
+	if (t & PERF_SAMPLE_ID)
+		*p++ = e->id;
+	if (t & PERF_SAMPLE_STREAM_ID)
+		*p++ = e->id;
+	if (t & PERF_SAMPLE_CPU)
+		*p++ = 0;			/* cpu 0, reserved 0 */
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		*p++ = e->id;
+	return p - out;
+}
+
+/* One record for e: body (its header's size is set here, trailer included)
+ * then the sample_id_all trailer. */
+static void output_record(struct perf_event *e, void *body, unsigned size)
+{
+	struct perf_event_header *hdr = body;
+	struct perf_output_handle h;
+	uint64_t id[PERF_ID_SAMPLE_MAX];
+	unsigned n = perf_event_id_sample(e, id);
+
+	hdr->size = size + n * sizeof(uint64_t);
+	if (perf_output_begin(&h, e, hdr->size))
+		return;
+	perf_output_copy(&h, body, size);
+	perf_output_copy(&h, id, n * sizeof(uint64_t));
+	perf_output_end(&h);
+}
+
+typedef bool (*sb_match)(const struct perf_event *e, const void *arg);
+typedef void (*sb_output)(struct perf_event *e, const void *arg);
+
+/* perf_iterate_sb: the CPU context's events, then t's, leaders and
+ * siblings, that are not off or in error (perf_iterate_ctx). Interrupts
+ * stay off so that rotation cannot reorder a list under the walk. */
+static void for_each_sb_event(struct task *t, sb_match match, sb_output output, const void *arg)
+{
+	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, t ? t->perf_ctx : NULL };
+	uint64_t flags = irq_save();
+
+	for (int i = 0; i < 2; i++) {
+		if (!ctxs[i])
+			continue;
+		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next) {
+			if (g->state >= PERF_EVENT_STATE_INACTIVE && match(g, arg))
+				output(g, arg);
+			for_each_sibling(s, g)
+				if (s->state >= PERF_EVENT_STATE_INACTIVE && match(s, arg))
+					output(s, arg);
+		}
+	}
+	irq_restore(flags);
+}
+
+/* ---- COMM ---- */
+
+struct comm_arg {
+	struct task *t;
+	bool exec;
+};
+
+static bool comm_match(const struct perf_event *e, const void *arg)
+{
+	return e->attr.comm;
+}
+
+static void comm_output(struct perf_event *e, const void *arg)
+{
+	const struct comm_arg *a = arg;
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		char comm[TASK_COMM_LEN];	/* NUL-padded to 8 bytes */
+	} r = {
+		.header.type = PERF_RECORD_COMM,
+		/* Linux sets it for exec whatever attr.comm_exec says: that bit
+		 * only lets tools probe for the flag. */
+		.header.misc = a->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+		.pid = a->t->pid,
+		.tid = a->t->pid,
+	};
+	size_t len = strnlen(a->t->comm, sizeof(r.comm) - 1);
+
+	memcpy(r.comm, a->t->comm, len);
+	output_record(e, &r, offsetof(typeof(r), comm) + ALIGN_UP(len + 1, 8));
+}
+
+void perf_event_comm(struct task *t, bool exec)
+{
+	struct comm_arg a = { t, exec };
+
+	for_each_sb_event(t, comm_match, comm_output, &a);
+}
+
+/* ---- MMAP, MMAP2 ---- */
+
+struct mmap_arg {
+	struct task *t;
+	const struct vma *vma;
+};
+
+/* perf_event_mmap_match: executable mappings for attr.mmap or mmap2, the
+ * others for attr.mmap_data. */
+static bool mmap_match(const struct perf_event *e, const void *arg)
+{
+	const struct mmap_arg *a = arg;
+
+	if (a->vma->flags & VM_EXEC)
+		return e->attr.mmap || e->attr.mmap2;
+	return e->attr.mmap_data;
+}
+
+/* The name /proc/PID/maps would show and Linux's perf_event_mmap_event
+ * gives, and pgoff in bytes (private anonymous memory: its address). */
+static const char *vma_name(const struct task *t, const struct vma *v, uint64_t *pgoff)
+{
+	const struct uspace *us = t->us;
+	const struct file *f = v->priv;
+
+	*pgoff = v->pgoff;
+	if (v->flags & VM_EXE)
+		return t->exe;
+	if (v->flags & VM_SPECIAL)
+		return f && is_perf_file(f) ? "anon_inode:[perf_event]" : "//anon";
+	if (v->flags & VM_SHARED)
+		return "/dev/zero (deleted)";	/* shmem behind MAP_SHARED|MAP_ANONYMOUS */
+	*pgoff = v->start;
+	if (v->start <= us->brk_start && v->end >= us->brk)
+		return "[heap]";
+	if (v->flags & VM_STACK)
+		return "[stack]";
+	return "//anon";
+}
+
+static void mmap_output(struct perf_event *e, const void *arg)
+{
+	const struct mmap_arg *a = arg;
+	const struct vma *v = a->vma;
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		/* MMAP2 only, up to prot and flags */
+		uint32_t maj, min;		/* no devices, no inodes here */
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+		char filename[ALIGN_UP(NAME_MAX_LEN + 1, 8)];
+	} r = {
+		.header.type = e->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP,
+		.header.misc = PERF_RECORD_MISC_USER |
+			       (v->flags & VM_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+		.pid = a->t->pid,
+		.tid = a->t->pid,
+		.addr = v->start,
+		.len = v->end - v->start,
+		.prot = v->flags & (PROT_READ | PROT_WRITE | PROT_EXEC),
+		.flags = v->flags & VM_SHARED ? MAP_SHARED : MAP_PRIVATE,
+	};
+	const char *name = vma_name(a->t, v, &r.pgoff);
+	size_t len = strnlen(name, NAME_MAX_LEN);
+	char *at = (char *)&r + (e->attr.mmap2 ? offsetof(typeof(r), filename)
+					       : offsetof(typeof(r), maj));
+
+	static_assert(VM_READ == PROT_READ && VM_WRITE == PROT_WRITE && VM_EXEC == PROT_EXEC,
+		      "VM_* protections are PROT_* values");
+	memset(at, 0, ALIGN_UP(len + 1, 8));
+	memcpy(at, name, len);
+	output_record(e, &r, at - (char *)&r + ALIGN_UP(len + 1, 8));
+}
+
+void perf_event_mmap(struct task *t, const struct vma *vma)
+{
+	struct mmap_arg a = { t, vma };
+
+	if (vma)
+		for_each_sb_event(t, mmap_match, mmap_output, &a);
+}
+
+void perf_event_exec(struct task *t)
+{
+	perf_event_comm(t, true);
+	for (struct vma *v = t->us->vmas; v; v = v->next)
+		if (v->flags & VM_EXE)
+			perf_event_mmap(t, v);
+}
+
+void perf_event_synthesize(struct perf_event *e, const struct vma *skip)
+{
+	struct task *t = current;
+	struct comm_arg c = { t, false };
+
+	if (!t || !t->us)
+		return;
+	if (comm_match(e, &c))
+		comm_output(e, &c);
+	for (struct vma *v = t->us->vmas; v; v = v->next) {
+		struct mmap_arg a = { t, v };
+		if (v != skip && mmap_match(e, &a))
+			mmap_output(e, &a);
+	}
+}
+
+/* ---- EXIT ---- */
+
+/* perf_event_task_match: any of the task-tracking bits asks for it. */
+static bool task_match(const struct perf_event *e, const void *arg)
+{
+	const struct perf_event_attr *a = &e->attr;
+
+	return a->comm || a->mmap || a->mmap2 || a->mmap_data || a->task;
+}
+
+static void exit_output(struct perf_event *e, const void *arg)
+{
+	const struct task *t = arg;
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} r = {
+		.header.type = PERF_RECORD_EXIT,
+		.pid = t->pid,
+		.ppid = 0,		/* started by the kernel, as getppid says */
+		.tid = t->pid,
+		.ptid = 0,
+		.time = perf_event_clock(e),
+	};
+
+	output_record(e, &r, sizeof(r));
+}
+
+void perf_event_exit_task(struct task *t)
+{
+	for_each_sb_event(t, task_match, exit_output, t);
+}
+
+/* ---- SWITCH ---- */
+
+static bool switch_match(const struct perf_event *e, const void *arg)
+{
+	return e->attr.context_switch;
+}
+
+/* Task events get PERF_RECORD_SWITCH; CPU-wide ones SWITCH_CPU_WIDE with
+ * the task on the other side: always the idle task (pid 0) here. The task
+ * sleeps, so SWITCH_OUT comes without SWITCH_OUT_PREEMPT. */
+static void switch_output(struct perf_event *e, const void *arg)
+{
+	bool out = *(const bool *)arg;
+	struct {
+		struct perf_event_header header;
+		uint32_t next_prev_pid, next_prev_tid;
+	} r = {
+		.header.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+	};
+
+	if (e->ctx && e->ctx->task) {
+		r.header.type = PERF_RECORD_SWITCH;
+		output_record(e, &r, sizeof(r.header));
+	} else {
+		r.header.type = PERF_RECORD_SWITCH_CPU_WIDE;
+		output_record(e, &r, sizeof(r));
+	}
+}
+
+void perf_event_switch(struct task *t, bool out)
+{
+	for_each_sb_event(t, switch_match, switch_output, &out);
+}
+
+/* ---- THROTTLE, UNTHROTTLE, LOST_SAMPLES: for one event ---- */
+
+void perf_log_throttle(struct perf_event *e, bool unthrottle)
+{
+	struct {
+		struct perf_event_header header;
+		uint64_t time, id, stream_id;
+	} r = {
+		.header.type = unthrottle ? PERF_RECORD_UNTHROTTLE : PERF_RECORD_THROTTLE,
+		.time = perf_event_clock(e),
+		.id = e->id,
+		.stream_id = e->id,
+	};
+
+	output_record(e, &r, sizeof(r));
+}
+
+void perf_log_lost_samples(struct perf_event *e, uint64_t lost)
+{
+	struct {
+		struct perf_event_header header;
+		uint64_t lost;
+	} r = {
+		.header.type = PERF_RECORD_LOST_SAMPLES,
+		.lost = lost,
+	};
+
+	output_record(e, &r, sizeof(r));
+}

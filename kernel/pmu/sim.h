@@ -1,0 +1,52 @@
+/* Private to the simulated PMU: sim.c (its registers) and sim_ring.c (rings,
+ * halts, the PMI timer, RDPMC), and to its self-tests. */
+#pragma once
+#include "internal.h"
+#include "../nmi.h"
+#include "../timer.h"
+
+#define SIM_GP		4
+#define SIM_FIXED	3
+#define SIM_COUNTERS	(SIM_GP + SIM_FIXED)	/* count[]: GP 0-3, then fixed 0-2 */
+#define SIM_WIDTH	48
+#define SIM_MASK	(BIT_ULL(SIM_WIDTH) - 1)
+
+enum { RING_KERNEL, RING_USER, RINGS };
+
+struct sim {
+	/* the registers */
+	uint64_t eventsel[SIM_GP];
+	uint64_t count[SIM_COUNTERS];
+	uint64_t fixed_ctrl, global_ctrl, global_status;
+	/* instructions (TSC ticks) seen in each ring; the kernel's up to since */
+	uint64_t ticks[RINGS];
+	uint64_t since;			/* TSC where the running kernel stretch began */
+	bool in_user;			/* returned to user mode and not back yet */
+	bool halted;
+	uint64_t synced[RINGS];		/* ticks[] when the counters last caught up */
+	uint64_t sync_tsc;		/* the TSC of that catch-up */
+	/* the PMI */
+	bool pmi_pending;		/* an overflow with its interrupt enabled */
+	nmi_handler_t pmi;		/* x86_pmu_handle_irq; tests swap it */
+	struct timer timer;		/* due at the next overflow */
+	uint64_t target;		/* kernel mode: the TSC the PMI must land on, 0: none */
+	volatile uint32_t *lapic_timer_init;	/* APIC_TIMER_INIT, NULL in x2APIC mode */
+};
+extern struct sim sim;
+
+/* GLOBAL_STATUS/CTRL's bit for counter c (an index of count[]). */
+uint64_t sim_status_bit(int c);
+/* The rings counter c counts in (bit RING_*), 0 while it does not count. */
+unsigned sim_counter_rings(int c);
+/* c counts and interrupts on overflow. */
+bool sim_counter_pmi(int c);
+/* Counted events until c wraps to 0 (at least 1). */
+uint64_t sim_ticks_to_overflow(int c);
+/* Kernel instructions seen up to the TSC now (kernel mode). */
+uint64_t sim_kernel_ticks(uint64_t now);
+/* Bring the counters up to the TSC now: overflows set their status bits and,
+ * with their interrupt on, pmi_pending. Kernel mode, interrupts off. */
+void sim_sync(uint64_t now);
+/* Time the PMI for kernel mode after the registers or the rings changed;
+ * a pending PMI is due at once (sim_ring.c). */
+void sim_rearm(void);

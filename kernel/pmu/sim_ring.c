@@ -1,0 +1,269 @@
+/* The simulated PMU's clock: which ring each TSC tick belongs to (entry.asm's
+ * hooks at every kernel entry and return to user mode, task.c's around HLT),
+ * the PMI timed with the one-shot LAPIC timer to land exactly on the
+ * overflowing instruction, and user RDPMC emulated from its #UD.
+ *
+ * The PMI is the LAPIC timer's maskable interrupt, handed to the same
+ * handler the NMI uses, with interrupts off. Unlike an NMI it waits while
+ * interrupts are off: an overflow in such a kernel region is taken when they
+ * come back on, and one in the last instructions of a return to user mode at
+ * the first user instruction (one already seen is raised before returning).
+ * NMI safety is for self-NMI tests to prove. */
+#include "sim.h"
+#include "pmu.h"
+#include "../apic.h"
+#include "../gdt.h"
+#include "../traps.h"
+#include "../tsc.h"
+#include "../lib/string.h"
+#include "../mm/paging.h"
+#include "../mm/uaccess.h"
+#include "../mm/vmalloc.h"
+
+/* QEMU TCG with -icount (DESIGN.md's measurements): a one-shot xAPIC timer
+ * given count C by a store at TSC t interrupts just before the instruction
+ * at TSC t + C + SIM_LAPIC_LAG. */
+#define SIM_LAPIC_LAG	2
+/* sim_lapic_exact's instructions from its RDTSC to its store. */
+#define SIM_ARM_INSNS	7
+/* Beyond this many ticks, arm a re-check instead: the LAPIC count is 32
+ * bits, and timer.c's conversion drifts with distance. */
+#define SIM_HORIZON	(1ull << 31)
+/* More than the kernel instructions between pmu_sim_user_return's catch-up
+ * and the first user instruction: a kernel-only counter due in that span
+ * still gets its PMI (at the first user instruction), and timer.c's
+ * deadline for a user-mode overflow is no earlier than the overflow. */
+#define SIM_EXIT_TAIL	1024
+/* No target: far beyond any count entry.asm computes. */
+#define SIM_NONE	(INT64_MAX / 4)
+
+/* entry.asm's return to user mode reads the targets pmu_sim_user_return
+ * leaves and stamps the TSC of the first user instruction. */
+uint64_t pmu_sim_user_tsc;
+int64_t pmu_sim_exit_abs = SIM_NONE, pmu_sim_exit_rel = SIM_NONE;
+static uint32_t lapic_unused;
+volatile uint32_t *pmu_sim_exit_timer = &lapic_unused;
+
+/* Whether a count stored now for an interrupt at TSC target delays no other
+ * timer: the LAPIC is idle or due no earlier. One due within the slack of
+ * the estimate (timer.c's arming latency, or the rest of a return to user
+ * mode) looks the same, and fires that much later. */
+static bool lapic_may_store(uint64_t target)
+{
+	if (!sim.lapic_timer_init)
+		return false;
+	uint64_t cur = apic_read(APIC_TIMER_CUR);
+	return !cur || rdtsc() + cur * tsc_hz / apic_timer_hz >= target;
+}
+
+/* timer.c runs code between reading the TSC and storing the count, so its
+ * interrupt comes some instructions late: store the count again from a
+ * fixed sequence to land exactly on sim.target. */
+static void lapic_exact(void)
+{
+	if (!sim.target || !lapic_may_store(sim.target))
+		return;
+	uint64_t count = sim.target - SIM_ARM_INSNS - SIM_LAPIC_LAG;
+
+	__asm__ volatile("rdtsc\n\t"
+			 "shl $32, %%rdx\n\t"
+			 "or %%rdx, %%rax\n\t"
+			 "sub %%rax, %[c]\n\t"
+			 "mov $1, %%edx\n\t"
+			 "cmp %%rdx, %[c]\n\t"
+			 "cmovl %%rdx, %[c]\n\t"	/* at least 1: 0 stops the timer */
+			 "movl %k[c], (%[reg])"
+			 : [c] "+r"(count)
+			 : [reg] "r"(sim.lapic_timer_init)
+			 : "rax", "rdx", "cc", "memory");
+}
+
+/* Queue the model's timer at deadline, never before the PMI is due: the
+ * interrupt only has to come, pmu_sim_irq_exit does the work. exact: the
+ * TSC the interrupt must land on (0: none, or entry.asm times it). */
+static void sim_arm(uint64_t deadline, uint64_t exact)
+{
+	if (deadline == UINT64_MAX) {
+		timer_del(&sim.timer);
+		sim.target = 0;
+		return;
+	}
+	if (deadline > sim.sync_tsc + SIM_HORIZON) {
+		deadline = sim.sync_tsc + SIM_HORIZON;	/* a re-check */
+		exact = 0;
+	}
+	timer_add(&sim.timer, deadline);
+	sim.target = exact;
+	lapic_exact();
+}
+
+void sim_rearm(void)
+{
+	uint64_t due = UINT64_MAX;
+
+	if (sim.pmi_pending) {
+		sim_arm(sim.sync_tsc, 0);
+		return;
+	}
+	for (int c = 0; c < SIM_COUNTERS && !sim.halted; c++)
+		if (sim_counter_pmi(c) && (sim_counter_rings(c) & BIT_ULL(RING_KERNEL)))
+			due = MIN(due, sim.sync_tsc + sim_ticks_to_overflow(c));
+	sim_arm(due, due);
+}
+
+/* Deliver a pending PMI. Intel's LAPIC masks LVT PerfMon as it delivers one
+ * (the handler unmasks it); a masked entry drops it. */
+static void sim_pmi(struct pt_regs *regs)
+{
+	if (!sim.pmi_pending)
+		return;
+	sim.pmi_pending = false;
+	uint32_t lvt = apic_read(APIC_LVT_PERF);
+	if (lvt & APIC_LVT_MASKED)
+		return;
+	apic_write(APIC_LVT_PERF, lvt | APIC_LVT_MASKED);
+	sim.pmi(regs);
+}
+
+static void sim_timer_fn(struct timer *t, struct pt_regs *regs)
+{
+}
+
+void pmu_sim_kernel_entry(uint64_t tsc)
+{
+	if (!x86_pmu_simulated)
+		return;
+	if (sim.in_user) {
+		sim.ticks[RING_KERNEL] += pmu_sim_user_tsc - sim.since;
+		sim.ticks[RING_USER] += tsc - pmu_sim_user_tsc;
+		sim.in_user = false;
+	}
+	sim.since = tsc;
+	sim_sync(rdtsc());
+	sim_rearm();	/* kernel-only counters count again, user-only ones stop */
+}
+
+void pmu_sim_user_return(void)
+{
+	uint64_t abs = UINT64_MAX, rel = UINT64_MAX;
+
+	if (!x86_pmu_simulated)
+		return;
+	sim_sync(rdtsc());
+	if (sim.pmi_pending) {
+		/* Due while interrupts were off: a PMI in the kernel, now. */
+		struct pt_regs regs = {
+			.rip = (uint64_t)__builtin_return_address(0),
+			.cs = GDT_KERNEL_CS, .ss = GDT_KERNEL_DS, .rflags = read_rflags(),
+			.rsp = (uint64_t)__builtin_frame_address(0),
+		};
+		sim_pmi(&regs);
+		sim_sync(rdtsc());
+	}
+	/* User-only counters overflow a number of user instructions after the
+	 * return (rel); counters of both rings at a TSC (abs). */
+	for (int c = 0; c < SIM_COUNTERS; c++) {
+		if (!sim_counter_pmi(c))
+			continue;
+		unsigned rings = sim_counter_rings(c);
+		uint64_t left = sim_ticks_to_overflow(c);
+		if (rings == BIT_ULL(RING_USER))
+			rel = MIN(rel, left);
+		else if (rings & BIT_ULL(RING_USER) || left <= SIM_EXIT_TAIL)
+			abs = MIN(abs, sim.sync_tsc + left);
+	}
+	/* The PMI is due no earlier than first (the rest of this return runs
+	 * before user mode) and no later than timer.c's deadline; entry.asm
+	 * stores the exact count once it knows the TSC of the return. */
+	uint64_t first = MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + rel);
+	sim_arm(MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + SIM_EXIT_TAIL + rel), 0);
+	pmu_sim_exit_abs = abs == UINT64_MAX ? SIM_NONE : (int64_t)(abs - SIM_LAPIC_LAG);
+	pmu_sim_exit_rel = rel == UINT64_MAX ? SIM_NONE : (int64_t)(rel - SIM_LAPIC_LAG);
+	pmu_sim_exit_timer = first <= sim.sync_tsc + SIM_HORIZON && lapic_may_store(first) ?
+			     sim.lapic_timer_init : &lapic_unused;
+	sim.in_user = true;
+}
+
+/* The model's PMIs are delivered here, after any interrupt handler: its
+ * own timer's, or another that came first. */
+void pmu_sim_irq_exit(struct pt_regs *regs)
+{
+	if (!x86_pmu_simulated)
+		return;
+	sim_sync(rdtsc());
+	sim_pmi(regs);
+	sim_rearm();	/* timer.c may have re-armed the LAPIC over it */
+}
+
+/* HLT with -icount sleep=off jumps the TSC to the next timer deadline:
+ * neither ring ran. The wake-up interrupt's instructions fall in the gap. */
+void pmu_sim_halt(bool halting)
+{
+	if (!x86_pmu_simulated)
+		return;
+	uint64_t flags = irq_save(), now = rdtsc();
+
+	sim_sync(now);
+	if (halting) {
+		sim.ticks[RING_KERNEL] = sim_kernel_ticks(now);
+		sim.halted = true;
+	} else {
+		sim.since = now;
+		sim.halted = false;
+	}
+	sim_rearm();
+	irq_restore(flags);
+}
+
+/* RDPMC (0F 33) from user mode with CR4.PCE set: QEMU raises #UD (and #GP
+ * without PCE, as silicon). Answer it as silicon would: the counter's value
+ * before the instruction, ECX = n or RDPMC_FIXED | n, #GP for no such counter. */
+bool pmu_sim_rdpmc(struct pt_regs *regs)
+{
+	static const uint8_t rdpmc[] = { 0x0f, 0x33 };
+	uint8_t insn[sizeof(rdpmc)];
+	uint32_t ecx = regs->rcx, n = ecx & ~RDPMC_FIXED;
+
+	if (!x86_pmu_simulated || regs->vector != X86_TRAP_UD || !(read_cr4() & CR4_PCE) ||
+	    copy_from_user(insn, (const void *)regs->rip, sizeof(insn)) ||
+	    memcmp(insn, rdpmc, sizeof(insn)))
+		return false;
+	if (n >= (ecx & RDPMC_FIXED ? SIM_FIXED : SIM_GP)) {
+		regs->vector = X86_TRAP_GP;
+		regs->error_code = 0;
+		return false;
+	}
+	int c = ecx & RDPMC_FIXED ? SIM_GP + n : n;
+	uint64_t flags = irq_save();
+
+	sim_sync(rdtsc());
+	/* QEMU counted the faulting RDPMC as executed (its helper raises #UD
+	 * without rewinding the instruction count): right for what follows,
+	 * but the value is the count before it. */
+	uint64_t v = sim.count[c];
+	if (sim_counter_rings(c) & BIT_ULL(RING_USER))
+		v = (v - 1) & SIM_MASK;
+	regs->rax = (uint32_t)v;
+	regs->rdx = v >> 32;
+	regs->rip += sizeof(rdpmc);
+	sim_pmi(regs);
+	sim_rearm();
+	irq_restore(flags);
+	return true;
+}
+
+void sim_init(nmi_handler_t pmi)
+{
+	sim.pmi = pmi;
+	sim.global_ctrl = BIT_ULL(SIM_GP) - 1;	/* power-up value (SDM 20.2.2) */
+	sim.timer.fn = sim_timer_fn;
+	sim.since = rdtsc();
+	/* A second mapping of the xAPIC page, for entry.asm's and lapic_exact's
+	 * single-store arming; IA32_APIC_BASE's low 12 bits are flags. */
+	if (!apic_is_x2apic()) {
+		uint64_t base = rdmsr(MSR_IA32_APIC_BASE) & ~(PAGE_SIZE - 1);
+		sim.lapic_timer_init = (uint32_t *)ioremap(base, PAGE_SIZE) +
+				       APIC_TIMER_INIT / sizeof(uint32_t);
+	}
+	x86_pmu_simulated = true;
+}

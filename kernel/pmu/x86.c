@@ -1,0 +1,482 @@
+/* The x86 hardware PMU as one struct pmu ("cpu", PERF_TYPE_RAW): attr checks,
+ * counter scheduling, periods and the PMI, over the vendor table that
+ * intel.c, amd.c (or the model under intel.c) fill. After Linux 6.1's
+ * arch/x86/events/core.c, without PEBS, LBR and hybrid PMUs. */
+#include "internal.h"
+#include "pmu.h"
+#include "../apic.h"
+#include "../cmdline.h"
+#include "../cpu.h"
+#include "../nmi.h"
+#include "../panic.h"
+#include "../printk.h"
+#include "../lib/string.h"
+#include "../lib/vsprintf.h"
+#include <asm/perf_regs.h>
+#include <asm-generic/errno.h>
+
+struct x86_pmu x86_pmu;
+
+/* The counters (Linux's cpu_hw_events): used from add to del, active from
+ * start to stop; the PMI only touches active ones. */
+static struct {
+	struct perf_event *events[X86_PMC_IDX_MAX];
+	uint64_t used, active;
+	int rdpmc_users;		/* mapped events: CR4.PCE while > 0 */
+} cpuc;
+
+static struct pmu cpu_pmu;
+
+/* A PMI found this many overflows in a row: give up until the next one. */
+#define PMI_MAX_LOOPS	100
+
+/* ---- counting: the shift trick of x86_perf_event_update ---- */
+
+/* prev_count holds raw values sign-extended from the counter width: the
+ * form the mmap page's offset needs, since user space sign-extends RDPMC by
+ * pmc_width (perf_event_mmap_page's recipe). */
+static uint64_t sign_extend(uint64_t raw)
+{
+	int shift = 64 - x86_pmu.cntval_bits;
+
+	return (uint64_t)((int64_t)(raw << shift) >> shift);
+}
+
+/* Fold the counter into e->count. The PMI (an NMI) may fold the same counter
+ * between our read and our store: the cmpxchg makes one of them win. */
+static uint64_t x86_perf_event_update(struct perf_event *e)
+{
+	struct hw_perf_event *hw = &e->hw;
+	int shift = 64 - x86_pmu.cntval_bits;
+	uint64_t prev = __atomic_load_n(&hw->prev_count, __ATOMIC_RELAXED), now;
+
+	do {
+		now = sign_extend(pmu_rdmsr(hw->event_base));
+	} while (!__atomic_compare_exchange_n(&hw->prev_count, &prev, now, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	uint64_t delta = ((now << shift) - (prev << shift)) >> shift;
+	__atomic_fetch_add(&e->count, delta, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&hw->period_left, (int64_t)delta, __ATOMIC_RELAXED);
+	return now;
+}
+
+/* Arm the counter at -left so it overflows after period_left more events
+ * (Linux's x86_perf_event_set_period). True when a period ended. */
+static bool x86_perf_event_set_period(struct perf_event *e)
+{
+	struct hw_perf_event *hw = &e->hw;
+	int64_t left = hw->period_left, period = hw->sample_period;
+	bool ended = false;
+
+	if (left <= -period) {		/* far behind: skip forward */
+		left = period;
+		hw->last_period = period;
+		ended = true;
+	}
+	if (left <= 0) {
+		left += period;
+		hw->last_period = period;
+		ended = true;
+	}
+	hw->period_left = left;
+	/* Linux's quirk for CPUs that misbehave with one event left; kept so
+	 * that periods behave as they do under Linux. */
+	if (left < 2)
+		left = 2;
+	if ((uint64_t)left > x86_pmu.max_period)
+		left = x86_pmu.max_period;
+	hw->prev_count = (uint64_t)-left;
+	pmu_wrmsr(hw->event_base, (uint64_t)-left & x86_pmu.cntval_mask);
+	perf_event_update_userpage(e);
+	return ended;
+}
+
+/* ---- scheduling ---- */
+
+/* The free counter for config: its fixed counter first (as Linux's
+ * __perf_sched_find_counter), else the lowest general-purpose one; -1 if
+ * none. Greedy is optimal here: each fixed counter serves one event code,
+ * and general-purpose counters are interchangeable. */
+static int find_counter(uint64_t config, uint64_t used)
+{
+	uint64_t free = x86_pmu.constraint(config) & ~used;
+
+	if (!free)
+		return -1;
+	if (free >> X86_PMC_IDX_FIXED)
+		return X86_PMC_IDX_FIXED + __builtin_ctzll(free >> X86_PMC_IDX_FIXED);
+	return __builtin_ctzll(free);
+}
+
+/* Linux's validate_group(): the group with e must fit an empty PMU, or it
+ * could never count (-EINVAL at open, not a silent multiplexing stall). */
+static int validate_group(struct perf_event *e)
+{
+	struct perf_event *leader = e->group_leader;
+	uint64_t used = 0;
+
+	if (leader->pmu == &cpu_pmu) {
+		int idx = find_counter(leader->hw.config, used);
+		if (idx < 0)
+			return -EINVAL;
+		used |= BIT_ULL(idx);
+	}
+	for (struct perf_event *s = leader->sibling_next; s; s = s->sibling_next) {
+		if (s->pmu != &cpu_pmu || s->state <= PERF_EVENT_STATE_OFF)
+			continue;
+		int idx = find_counter(s->hw.config, used);
+		if (idx < 0)
+			return -EINVAL;
+		used |= BIT_ULL(idx);
+	}
+	return find_counter(e->hw.config, used) < 0 ? -EINVAL : 0;
+}
+
+/* ---- event_init: attr -> hw.config (Linux's x86_pmu_hw_config) ---- */
+
+static int hardware_event(struct perf_event *e, uint64_t config)
+{
+	if (config >= PERF_COUNT_HW_MAX)
+		return -EINVAL;
+	if (!x86_pmu.event_map[config])
+		return -ENOENT;
+	e->hw.config |= x86_pmu.event_map[config];
+	return 0;
+}
+
+/* Linux's set_ext_hw_attr: fields out of range are EINVAL; a cache event
+ * the CPU's table lacks is ENOENT. The tables are per CPU model in Linux;
+ * the architectural (fallback) one is empty, and so is ours. */
+static int cache_event(uint64_t config)
+{
+	if ((config & 0xff) >= PERF_COUNT_HW_CACHE_MAX ||
+	    ((config >> 8) & 0xff) >= PERF_COUNT_HW_CACHE_OP_MAX ||
+	    ((config >> 16) & 0xff) >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+		return -EINVAL;
+	return -ENOENT;
+}
+
+static int x86_pmu_event_init(struct perf_event *e)
+{
+	struct perf_event_attr *attr = &e->attr;
+	struct hw_perf_event *hw = &e->hw;
+	int err;
+
+	if (attr->type != PERF_TYPE_HARDWARE && attr->type != PERF_TYPE_HW_CACHE &&
+	    attr->type != PERF_TYPE_RAW)
+		return -ENOENT;
+	/* Linux 6.1's extended type: config[63:32] of a hardware or cache
+	 * event names its PMU. Ours is PERF_TYPE_RAW; another is not ours. */
+	if (attr->type != PERF_TYPE_RAW && attr->config >> PERF_PMU_TYPE_SHIFT) {
+		if (attr->config >> PERF_PMU_TYPE_SHIFT != PERF_TYPE_RAW)
+			return -ENOENT;
+		attr->config &= PERF_HW_EVENT_MASK;	/* as Linux's perf_init_event */
+	}
+	if (attr->precise_ip)
+		return -EOPNOTSUPP;	/* no PEBS or IBS: x86_pmu_max_precise() is 0 */
+	if ((attr->sample_regs_user | attr->sample_regs_intr) & PERF_REG_EXTENDED_MASK)
+		return -EINVAL;		/* no XMM registers in samples */
+
+	hw->config = ARCH_PERFMON_EVENTSEL_INT;	/* every event folds its wraps in the PMI */
+	if (!attr->exclude_user)
+		hw->config |= ARCH_PERFMON_EVENTSEL_USR;
+	if (!attr->exclude_kernel)
+		hw->config |= ARCH_PERFMON_EVENTSEL_OS;
+	if (!is_sampling_event(e)) {
+		hw->sample_period = x86_pmu.max_period;
+		hw->last_period = hw->sample_period;
+		hw->period_left = hw->sample_period;
+	}
+	if (attr->type == PERF_TYPE_RAW)
+		hw->config |= attr->config & x86_pmu.raw_event_mask;
+	else if (attr->type == PERF_TYPE_HW_CACHE)
+		return cache_event(attr->config);
+	else if ((err = hardware_event(e, attr->config)))
+		return err;
+	if (x86_pmu.hw_config && (err = x86_pmu.hw_config(e)))
+		return err;
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;	/* no LBR */
+	hw->idx = -1;
+	if (e->group_leader != e)
+		return validate_group(e);
+	return x86_pmu.constraint(hw->config) ? 0 : -EINVAL;	/* validate_event() */
+}
+
+/* ---- add/del/start/stop ---- */
+
+void x86_pmu_enable_gp(struct hw_perf_event *hw, bool on)
+{
+	pmu_wrmsr(hw->config_base, hw->config | (on ? ARCH_PERFMON_EVENTSEL_ENABLE : 0));
+}
+
+static void x86_pmu_start(struct perf_event *e, int flags)
+{
+	struct hw_perf_event *hw = &e->hw;
+
+	if (hw->idx < 0 || !(hw->state & PERF_HES_STOPPED))
+		return;
+	if (flags & PERF_EF_RELOAD)
+		x86_perf_event_set_period(e);
+	hw->state = 0;
+	cpuc.active |= BIT_ULL(hw->idx);
+	x86_pmu.enable(hw, true);
+	perf_event_update_userpage(e);
+}
+
+static void x86_pmu_stop(struct perf_event *e, int flags)
+{
+	struct hw_perf_event *hw = &e->hw;
+
+	if (hw->idx >= 0 && (cpuc.active & BIT_ULL(hw->idx))) {
+		x86_pmu.enable(hw, false);
+		cpuc.active &= ~BIT_ULL(hw->idx);
+		hw->state |= PERF_HES_STOPPED;
+	}
+	if ((flags & PERF_EF_UPDATE) && !(hw->state & PERF_HES_UPTODATE)) {
+		x86_perf_event_update(e);
+		hw->state |= PERF_HES_UPTODATE;
+	}
+}
+
+static int x86_pmu_add(struct perf_event *e, int flags)
+{
+	struct hw_perf_event *hw = &e->hw;
+	int idx = find_counter(hw->config, cpuc.used);
+
+	if (idx < 0)
+		return -EAGAIN;
+	cpuc.used |= BIT_ULL(idx);
+	cpuc.events[idx] = e;
+	hw->idx = idx;
+	hw->config_base = x86_pmu.config_addr(idx);
+	hw->event_base = x86_pmu.event_addr(idx);
+	hw->rdpmc_index = idx >= X86_PMC_IDX_FIXED ? (int)(RDPMC_FIXED | (idx - X86_PMC_IDX_FIXED)) : idx;
+	hw->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		x86_pmu_start(e, PERF_EF_RELOAD);
+	perf_event_update_userpage(e);
+	return 0;
+}
+
+static void x86_pmu_del(struct perf_event *e, int flags)
+{
+	struct hw_perf_event *hw = &e->hw;
+
+	if (hw->idx < 0)
+		return;
+	x86_pmu_stop(e, PERF_EF_UPDATE);
+	cpuc.used &= ~BIT_ULL(hw->idx);
+	cpuc.events[hw->idx] = NULL;
+	hw->idx = -1;
+	perf_event_update_userpage(e);
+}
+
+static void x86_pmu_read(struct perf_event *e)
+{
+	if (e->hw.idx >= 0)
+		x86_perf_event_update(e);
+}
+
+static int x86_pmu_event_idx(struct perf_event *e)
+{
+	return e->hw.idx >= 0 ? e->hw.rdpmc_index + 1 : 0;
+}
+
+/* User RDPMC while an event's page is mapped: CR4.PCE, Linux's default
+ * /sys/devices/cpu/rdpmc = 1 (per mm there; one task at a time here). */
+static void x86_pmu_event_mapped(struct perf_event *e)
+{
+	if (cpuc.rdpmc_users++ == 0)
+		write_cr4(read_cr4() | CR4_PCE);
+}
+
+static void x86_pmu_event_unmapped(struct perf_event *e)
+{
+	if (--cpuc.rdpmc_users == 0)
+		write_cr4(read_cr4() & ~CR4_PCE);
+}
+
+/* ---- the PMI ---- */
+
+/* Overflowed counters where the vendor has no status register (Intel v1,
+ * AMD before PerfMonV2): an armed counter has its top bit set until it
+ * wraps (Linux's x86_pmu_handle_irq). */
+static uint64_t overflowed_counters(void)
+{
+	uint64_t status = 0, top = BIT_ULL(x86_pmu.cntval_bits - 1);
+
+	if (x86_pmu.get_status)
+		return x86_pmu.get_status() & cpuc.used;
+	for (uint64_t m = cpuc.active; m; m &= m - 1) {
+		int idx = __builtin_ctzll(m);
+		if (!(pmu_rdmsr(cpuc.events[idx]->hw.event_base) & top))
+			status |= BIT_ULL(idx);
+	}
+	return status;
+}
+
+bool x86_pmu_handle_irq(struct pt_regs *regs)
+{
+	uint64_t status;
+	bool handled;
+
+	if (x86_pmu.disable_all)
+		x86_pmu.disable_all();
+	status = overflowed_counters();
+	handled = status != 0;
+	for (int loops = 0; status && loops < PMI_MAX_LOOPS; loops++) {
+		if (x86_pmu.ack_status)
+			x86_pmu.ack_status(status);
+		for (uint64_t m = status & cpuc.active; m; m &= m - 1) {
+			struct perf_event *e = cpuc.events[__builtin_ctzll(m)];
+			x86_perf_event_update(e);
+			if (!x86_perf_event_set_period(e) || !is_sampling_event(e))
+				continue;	/* counting events only fold their wraps */
+			if (perf_event_overflow(e, regs))
+				x86_pmu_stop(e, 0);
+		}
+		status = overflowed_counters();
+	}
+	if (x86_pmu.enable_all)
+		x86_pmu.enable_all();
+	/* Intel's local APIC masks LVT PerfMon as it delivers a PMI (AMD's does
+	 * not): unmask it once the counters are rearmed, as Linux's late ack. */
+	apic_write(APIC_LVT_PERF, APIC_DM_NMI);
+	return handled;
+}
+
+/* ---- detection and registration ---- */
+
+static struct pmu cpu_pmu = {
+	.name = "cpu",
+	.type = PERF_TYPE_RAW,
+	.event_init = x86_pmu_event_init,
+	.add = x86_pmu_add,
+	.del = x86_pmu_del,
+	.start = x86_pmu_start,
+	.stop = x86_pmu_stop,
+	.read = x86_pmu_read,
+	.event_idx = x86_pmu_event_idx,
+	.event_mapped = x86_pmu_event_mapped,
+	.event_unmapped = x86_pmu_event_unmapped,
+};
+
+/* sysfs events/: the generic events this CPU has, spelled as Linux's
+ * x86_event_sysfs_show spells them (no edge/inv/cmask in any map). */
+static const char *const hw_event_names[PERF_COUNT_HW_MAX] = {
+	"cpu-cycles", "instructions", "cache-references", "cache-misses",
+	"branch-instructions", "branch-misses", "bus-cycles",
+	"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
+};
+static char event_strings[PERF_COUNT_HW_MAX][32];
+static struct pmu_attr events_attrs[PERF_COUNT_HW_MAX + 1];
+static struct pmu_attr caps_attrs[] = {
+	{ "max_precise", "0" },
+	{ "pmu_name", NULL },	/* Intel only, as in Linux */
+	{ NULL, NULL },
+};
+
+static void x86_pmu_sysfs_init(void)
+{
+	struct pmu_attr *a = events_attrs;
+
+	for (int i = 0; i < PERF_COUNT_HW_MAX; i++) {
+		uint64_t c = x86_pmu.event_map[i];
+		if (!c)
+			continue;
+		/* AMD's event select bits 35:32 extend the event number. */
+		uint64_t event = (c & ARCH_PERFMON_EVENTSEL_EVENT) | ((c >> 24) & 0xf00);
+		uint64_t umask = (c & ARCH_PERFMON_EVENTSEL_UMASK) >> 8;
+		int n = snprintf(event_strings[i], sizeof(event_strings[i]), "event=0x%02lx", event);
+		if (umask)
+			snprintf(event_strings[i] + n, sizeof(event_strings[i]) - n, ",umask=0x%02lx", umask);
+		*a++ = (struct pmu_attr){ hw_event_names[i], event_strings[i] };
+	}
+	caps_attrs[1].value = x86_pmu.pmu_name;
+	if (!x86_pmu.pmu_name)
+		caps_attrs[1].name = NULL;
+	cpu_pmu.format = x86_pmu.format;
+	cpu_pmu.events = events_attrs;
+	cpu_pmu.caps = caps_attrs;
+}
+
+/* Linux's check_hw_exists(): a counter keeps what is written to it. QEMU TCG
+ * reads every PMU MSR as 0 and drops writes; other hypervisors fault. A
+ * counter that firmware left enabled is not touched. */
+#define PROBE_VALUE	0xffff
+
+bool x86_pmu_probe_hw(void)
+{
+	int free = -1;
+	uint64_t v;
+
+	for (unsigned i = 0; i < x86_pmu.num_counters; i++) {
+		if (rdmsr_safe(x86_pmu.config_addr(i), &v))
+			return false;
+		if (!(v & ARCH_PERFMON_EVENTSEL_ENABLE))
+			free = i;
+	}
+	if (free < 0)
+		return false;
+	uint32_t ctr = x86_pmu.event_addr(free);
+	if (wrmsr_safe(ctr, PROBE_VALUE) || rdmsr_safe(ctr, &v))
+		return false;
+	wrmsr_safe(ctr, 0);
+	return v == PROBE_VALUE;
+}
+
+static int fixed_counters(void)
+{
+	int n = 0;
+
+	for (uint64_t m = x86_pmu.fixed_mask; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+void x86_pmu_init(void)
+{
+	char mode[8] = "";
+	const char *model = NULL;
+	int err = -ENODEV;
+
+	cmdline_get("pmu", mode, sizeof(mode));
+	if (!strcmp(mode, "off")) {
+		printk("pmuos: PMU: off (pmu=off): software events only\n");
+		return;
+	}
+	if (!strcmp(mode, "sim")) {
+		model = "pmu=sim";
+	} else {
+		if (cpu_caps.vendor == VENDOR_INTEL)
+			err = intel_pmu_init();
+		else if (cpu_caps.vendor == VENDOR_AMD)
+			err = amd_pmu_init();
+		if (err)
+			model = "CPUID shows no PMU";
+		else if (!x86_pmu_probe_hw())
+			model = "no counter keeps what is written to it";
+	}
+	if (model) {
+		memset(&x86_pmu, 0, sizeof(x86_pmu));
+		sim_init(x86_pmu_handle_irq);
+		err = intel_pmu_init();
+		assert(!err);
+	}
+	/* PMIs are NMIs: they reach the handler inside interrupts-off code.
+	 * The model raises its PMIs from its timer interrupt instead, so it
+	 * never runs inside itself. */
+	apic_write(APIC_LVT_PERF, APIC_DM_NMI);
+	if (!x86_pmu_simulated)
+		nmi_register(x86_pmu_handle_irq);
+	if (x86_pmu.enable_all)
+		x86_pmu.enable_all();
+	cpu_pmu.pmc_width = x86_pmu.cntval_bits;
+	x86_pmu_sysfs_init();
+	perf_pmu_register(&cpu_pmu);
+	printk("pmuos: PMU: %s%s%s%s, %u general-purpose + %d fixed counters x %u bits%s\n",
+	       x86_pmu.name, model ? " (simulated: " : "", model ? model : "", model ? ")" : "",
+	       x86_pmu.num_counters, fixed_counters(),
+	       x86_pmu.cntval_bits, x86_pmu.full_width_write ? ", full-width writes" : "");
+}

@@ -1,0 +1,66 @@
+/* user/lib/pmuos.c: reading pmuos's own /sys files (persistent events, accounting). */
+#include "pmuos.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PERSISTENT "/sys/bus/event_source/devices/persistent"
+
+static long read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	long n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+int pmuos_persistent_type(void)
+{
+	char buf[32];
+
+	return read_text(PERSISTENT "/type", buf, sizeof(buf)) < 0 ? -1 : atoi(buf);
+}
+
+uint64_t pmuos_persistent_first_id(void)
+{
+	DIR *d = opendir(PERSISTENT "/events");
+	struct dirent *de;
+	char path[sizeof(PERSISTENT "/events/") + 256], buf[64];
+	uint64_t id = 0;
+
+	if (!d)
+		return 0;
+	while (!id && (de = readdir(d))) {
+		if (de->d_name[0] != 'p')
+			continue;
+		snprintf(path, sizeof(path), PERSISTENT "/events/%s", de->d_name);
+		if (read_text(path, buf, sizeof(buf)) > 0 && !strncmp(buf, "config=", 7))
+			id = strtoull(buf + 7, NULL, 10);
+	}
+	closedir(d);
+	return id;
+}
+
+long pmuos_accounting(const char *name)
+{
+	char buf[1024];
+	size_t len = strlen(name);
+
+	if (read_text("/sys/kernel/pmuos/accounting", buf, sizeof(buf)) < 0)
+		return -1;
+	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			return atol(line + len + 1);
+	return -1;
+}

@@ -1,0 +1,15 @@
+/* user/lib/pmuos.h: reading pmuos's own /sys files: the persistent PMU's type and events, and the accounting counters. */
+#ifndef USER_PMUOS_H
+#define USER_PMUOS_H
+
+#include <stdint.h>
+
+/* /sys/bus/event_source/devices/persistent/type, or -1 if absent (Linux). */
+int pmuos_persistent_type(void);
+/* The id of the persistent event listed first under persistent/events/ (from its
+ * "config=<id>" file), or 0 if none. */
+uint64_t pmuos_persistent_first_id(void);
+/* A line of /sys/kernel/pmuos/accounting ("name value"), or -1. */
+long pmuos_accounting(const char *name);
+
+#endif

@@ -1,0 +1,480 @@
+/* user/tests/perf_records.c: side-band records (COMM, MMAP/MMAP2, SWITCH, EXIT) and their sample_id_all trailers. */
+#include "ktap.h"
+#include "perf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The trailer the tests ask for: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, in this order. */
+#define ID_ALL (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+		PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define ID_WORDS 6
+
+static uint64_t record[4096 / 8];
+
+struct comm_record {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	char comm[];
+};
+
+struct mmap_record {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	char filename[];
+};
+
+struct mmap2_record {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	char filename[];
+};
+
+/* A dummy event of this process (or CPU-wide) that asks for the side-band records in attr. */
+static int open_tracker(struct perf_event_attr attr, pid_t pid, int cpu)
+{
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_id_all = 1;
+	attr.sample_type = ID_ALL;
+	int fd = perf_open(&attr, pid, cpu, -1, 0);
+	ASSERT_GE(fd, 0);
+	return fd;
+}
+
+static uint64_t event_id(int fd)
+{
+	uint64_t id = 0;
+
+	EXPECT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id), 0);
+	return id;
+}
+
+static uint64_t my_tid(void)
+{
+	return (uint32_t)getpid() | (uint64_t)(uint32_t)syscall(SYS_gettid) << 32;
+}
+
+/* The trailer of a record: this task's pid/tid, a time, the event's id everywhere, cpu 0. */
+static void expect_trailer(const struct perf_event_header *h, uint64_t id)
+{
+	const uint64_t *t = (const uint64_t *)((const char *)h + h->size) - ID_WORDS;
+
+	EXPECT_EQ(t[0], my_tid());
+	EXPECT_NE(t[1], 0);
+	EXPECT_EQ(t[2], id);
+	EXPECT_EQ(t[3], id);
+	EXPECT_EQ(t[4], 0);
+	EXPECT_EQ(t[5], id);
+}
+
+static uint64_t trailer_time(const struct perf_event_header *h)
+{
+	return ((const uint64_t *)((const char *)h + h->size))[1 - ID_WORDS];
+}
+
+/* The next COMM record naming comm, or NULL. */
+static const struct comm_record *find_comm(const struct perf_event_mmap_page *pc, uint64_t *pos,
+					   const char *comm)
+{
+	const struct perf_event_header *h;
+
+	while ((h = perf_ring_find(pc, pos, PERF_RECORD_COMM, record, sizeof(record))))
+		if (!strcmp(((const struct comm_record *)h)->comm, comm))
+			return (const struct comm_record *)h;
+	return NULL;
+}
+
+/* The next MMAP or MMAP2 record of the mapping at addr, or NULL. */
+static const struct mmap_record *find_mmap(const struct perf_event_mmap_page *pc, uint64_t *pos,
+					   const void *addr)
+{
+	const struct perf_event_header *h;
+
+	while ((h = perf_ring_next(pc, pos, record, sizeof(record)))) {
+		if ((h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) &&
+		    ((const struct mmap_record *)h)->addr == (uintptr_t)addr)
+			return (const struct mmap_record *)h;
+	}
+	return NULL;
+}
+
+static char *map_anon(size_t pages, int prot, int flags)
+{
+	char *p = mmap(NULL, pages * PERF_PAGE, prot, flags | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(p, MAP_FAILED);
+	return p;
+}
+
+/* ---- COMM ---- */
+
+/* prctl(PR_SET_NAME) renames the task: a COMM record, not marked as an exec. */
+TEST(comm_on_rename)
+{
+	int fd = open_tracker((struct perf_event_attr){ .comm = 1, .comm_exec = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	char old[16] = "";
+	uint64_t pos = 0;
+
+	ASSERT_EQ(prctl(PR_GET_NAME, old), 0);
+	ASSERT_EQ(prctl(PR_SET_NAME, "renamed"), 0);
+	const struct comm_record *r = find_comm(pc, &pos, "renamed");
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->header.misc, 0); /* no PERF_RECORD_MISC_COMM_EXEC */
+	EXPECT_EQ(r->header.size, 8 + 8 + 8 + 8 * ID_WORDS); /* "renamed\0": one word */
+	EXPECT_EQ(r->pid, getpid());
+	EXPECT_EQ(r->tid, syscall(SYS_gettid));
+	expect_trailer(&r->header, event_id(fd));
+	/* A name of 15 characters: 16 bytes with its NUL, no more padding. */
+	ASSERT_EQ(prctl(PR_SET_NAME, "fifteen-chars-x"), 0);
+	ASSERT_TRUE((r = find_comm(pc, &pos, "fifteen-chars-x")));
+	EXPECT_EQ(r->header.size, 8 + 8 + 16 + 8 * ID_WORDS);
+	EXPECT_EQ(pos, pc->data_head);
+	prctl(PR_SET_NAME, old);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* Without sample_id_all a record ends with its own fields. */
+TEST(comm_without_trailer)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	attr.comm = 1;
+	attr.sample_type = ID_ALL;
+	int fd = perf_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	char old[16] = "";
+	uint64_t pos = 0;
+
+	prctl(PR_GET_NAME, old);
+	ASSERT_EQ(prctl(PR_SET_NAME, "bare"), 0);
+	const struct comm_record *r = find_comm(pc, &pos, "bare");
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->header.size, 8 + 8 + 8);
+	prctl(PR_SET_NAME, old);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* A disabled event is written no side-band records. */
+TEST(no_records_while_disabled)
+{
+	int fd = open_tracker((struct perf_event_attr){ .comm = 1, .mmap = 1, .mmap_data = 1,
+							.disabled = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	uint64_t head = pc->data_head;
+	char old[16] = "";
+
+	prctl(PR_GET_NAME, old);
+	ASSERT_EQ(prctl(PR_SET_NAME, "unseen"), 0);
+	char *p = map_anon(1, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	EXPECT_EQ(pc->data_head, head);
+	munmap(p, PERF_PAGE);
+	prctl(PR_SET_NAME, old);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* ---- MMAP ---- */
+
+static void expect_mmap(const struct mmap_record *r, const void *addr, size_t pages,
+			uint64_t pgoff, bool exec, const char *name)
+{
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->header.type, PERF_RECORD_MMAP);
+	EXPECT_EQ(r->header.misc, PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA));
+	EXPECT_EQ(r->pid, getpid());
+	EXPECT_EQ(r->tid, syscall(SYS_gettid));
+	EXPECT_EQ(r->addr, (uintptr_t)addr);
+	EXPECT_EQ(r->len, pages * PERF_PAGE);
+	EXPECT_EQ(r->pgoff, pgoff);
+	EXPECT_STREQ(r->filename, name);
+	size_t used = sizeof(*r) + strlen(name) + 1;
+	EXPECT_EQ(r->header.size, (used + 7) / 8 * 8 + 8 * ID_WORDS); /* NUL-padded to 8 */
+}
+
+/*
+ * Each new mapping, as /proc/PID/maps would name it: the ring itself, private anonymous memory
+ * (pgoff: its address), executable memory (no MMAP_DATA), shared anonymous memory (shmem's
+ * "/dev/zero (deleted)"), and a protection change of one page.
+ */
+TEST(mmap_of_new_mappings)
+{
+	int fd = open_tracker((struct perf_event_attr){ .mmap = 1, .mmap_data = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	char *p = map_anon(3, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	char *x = map_anon(1, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+	char *q = map_anon(2, PROT_READ | PROT_WRITE, MAP_SHARED);
+	uint64_t pos = 0, id = event_id(fd);
+
+	ASSERT_EQ(mprotect(p + PERF_PAGE, PERF_PAGE, PROT_READ), 0);
+	const struct mmap_record *r = find_mmap(pc, &pos, pc);
+	expect_mmap(r, pc, 5, 0, false, "anon_inode:[perf_event]");
+	expect_trailer(&r->header, id);
+	expect_mmap(find_mmap(pc, &pos, p), p, 3, (uintptr_t)p, false, "//anon");
+	expect_mmap(find_mmap(pc, &pos, x), x, 1, (uintptr_t)x, true, "//anon");
+	expect_mmap(find_mmap(pc, &pos, q), q, 2, 0, false, "/dev/zero (deleted)");
+	r = find_mmap(pc, &pos, p + PERF_PAGE);
+	expect_mmap(r, p + PERF_PAGE, 1, (uintptr_t)p + PERF_PAGE, false, "//anon");
+	expect_trailer(&r->header, id);
+	EXPECT_EQ(pos, pc->data_head);
+	munmap(p, 3 * PERF_PAGE);
+	munmap(x, PERF_PAGE);
+	munmap(q, 2 * PERF_PAGE);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* attr.mmap alone: executable mappings only. */
+TEST(mmap_without_mmap_data)
+{
+	int fd = open_tracker((struct perf_event_attr){ .mmap = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	uint64_t pos = pc->data_head;
+	char *p = map_anon(1, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	char *x = map_anon(1, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+
+	expect_mmap(find_mmap(pc, &pos, x), x, 1, (uintptr_t)x, true, "//anon");
+	pos = 0;
+	EXPECT_FALSE(find_mmap(pc, &pos, p));
+	munmap(p, PERF_PAGE);
+	munmap(x, PERF_PAGE);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* MMAP2 adds device, inode, prot and flags (no device or inode for anonymous memory). */
+TEST(mmap2_fields)
+{
+	int fd = open_tracker((struct perf_event_attr){ .mmap2 = 1, .mmap_data = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	char *p = map_anon(2, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	char *x = map_anon(1, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+	char *q = map_anon(1, PROT_READ, MAP_SHARED);
+	uint64_t pos = 0;
+
+	const struct mmap2_record *r = (const void *)find_mmap(pc, &pos, p);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->header.type, PERF_RECORD_MMAP2);
+	EXPECT_EQ(r->header.misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+	EXPECT_EQ(r->len, 2 * PERF_PAGE);
+	EXPECT_EQ(r->pgoff, (uintptr_t)p);
+	EXPECT_EQ(r->maj, 0);
+	EXPECT_EQ(r->min, 0);
+	EXPECT_EQ(r->ino, 0);
+	EXPECT_EQ(r->ino_generation, 0);
+	EXPECT_EQ(r->prot, PROT_READ | PROT_WRITE);
+	EXPECT_EQ(r->flags, MAP_PRIVATE);
+	EXPECT_STREQ(r->filename, "//anon");
+	EXPECT_EQ(r->header.size, sizeof(*r) + 8 + 8 * ID_WORDS);
+	expect_trailer(&r->header, event_id(fd));
+	ASSERT_TRUE((r = (const void *)find_mmap(pc, &pos, x)));
+	EXPECT_EQ(r->header.misc, PERF_RECORD_MISC_USER);
+	EXPECT_EQ(r->prot, PROT_READ | PROT_EXEC);
+	ASSERT_TRUE((r = (const void *)find_mmap(pc, &pos, q)));
+	EXPECT_EQ(r->prot, PROT_READ);
+	EXPECT_EQ(r->flags, MAP_SHARED);
+	munmap(p, 2 * PERF_PAGE);
+	munmap(x, PERF_PAGE);
+	munmap(q, PERF_PAGE);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* brk growing the heap: the heap's mapping, whole, named [heap]. */
+TEST(mmap_of_the_heap)
+{
+	int fd = open_tracker((struct perf_event_attr){ .mmap = 1, .mmap_data = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	uintptr_t brk0 = syscall(SYS_brk, 0), top = (brk0 + 3 * PERF_PAGE - 1) & ~(PERF_PAGE - 1);
+	uint64_t pos = 0;
+	const struct perf_event_header *h;
+
+	ASSERT_EQ(syscall(SYS_brk, brk0 + 2 * PERF_PAGE), brk0 + 2 * PERF_PAGE);
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_MMAP, record, sizeof(record)))) {
+		const struct mmap_record *r = (const void *)h;
+		if (r->addr + r->len != top)
+			continue;
+		EXPECT_LE(r->addr, brk0);
+		EXPECT_EQ(r->pgoff, r->addr);
+		EXPECT_EQ(r->header.misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+		EXPECT_STREQ(r->filename, "[heap]");
+		break;
+	}
+	EXPECT_TRUE(h);
+	syscall(SYS_brk, brk0);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/*
+ * pmuos has no /proc for a tool to read what is mapped already: when an event that asks for
+ * COMM or MMAP records gets its buffer, it is written a COMM of the task and an MMAP of each
+ * mapping there is, the program's ELF segments under their path in the image
+ * (/boot/NAME), whether the event is enabled or not. The new buffer's own mapping is not among
+ * them: an enabled event gets its record as a new mapping, as on Linux.
+ */
+static int global_data = 1;
+
+TEST(existing_mappings_when_mapped)
+{
+	int fd = open_tracker((struct perf_event_attr){ .comm = 1, .mmap = 1, .mmap_data = 1,
+							.disabled = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	const struct perf_event_header *h;
+	int local = 0, found = 0;
+	char comm[16] = "", exe[80];
+	uint64_t pos = 0;
+
+	if (!ktap_on_pmuos())
+		SKIP("Linux writes no records of existing mappings: perf reads /proc/PID/maps");
+	prctl(PR_GET_NAME, comm);
+	const struct comm_record *c = (const void *)perf_ring_next(pc, &pos, record, sizeof(record));
+	ASSERT_TRUE(c);
+	EXPECT_EQ(c->header.type, PERF_RECORD_COMM);
+	EXPECT_EQ(c->header.misc, 0);
+	EXPECT_STREQ(c->comm, comm);
+	snprintf(exe, sizeof(exe), "/boot/%s", ktap_argv[0]);
+	while ((h = perf_ring_next(pc, &pos, record, sizeof(record)))) {
+		const struct mmap_record *r = (const void *)h;
+		ASSERT_EQ(h->type, PERF_RECORD_MMAP);
+		expect_trailer(h, event_id(fd));
+		EXPECT_NE(r->addr, (uintptr_t)pc);
+		bool exec = !(h->misc & PERF_RECORD_MISC_MMAP_DATA);
+		if ((uintptr_t)ktap_test_existing_mappings_when_mapped - r->addr < r->len) {
+			EXPECT_TRUE(exec);
+			EXPECT_STREQ(r->filename, exe);
+			EXPECT_EQ(r->pgoff % PERF_PAGE, 0);
+			found |= 1;
+		}
+		if ((uintptr_t)&global_data - r->addr < r->len) {
+			EXPECT_FALSE(exec);
+			EXPECT_STREQ(r->filename, exe);
+			found |= 2;
+		}
+		if ((uintptr_t)&local - r->addr < r->len) {
+			EXPECT_STREQ(r->filename, "[stack]");
+			found |= 4;
+		}
+	}
+	EXPECT_EQ(found, 7);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* ---- SWITCH ---- */
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 100000 };
+
+	ASSERT_EQ(nanosleep(&ts, NULL), 0);
+}
+
+/* A task event: PERF_RECORD_SWITCH out when the task sleeps, and in when it runs again. */
+TEST(switch_around_a_sleep)
+{
+	int fd = open_tracker((struct perf_event_attr){ .context_switch = 1 }, 0, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	const struct perf_event_header *h;
+	uint64_t pos = pc->data_head, out_time = 0;
+
+	nap();
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SWITCH, record, sizeof(record))))
+		if (h->misc == PERF_RECORD_MISC_SWITCH_OUT)
+			break;
+	ASSERT_TRUE(h);
+	EXPECT_EQ(h->size, 8 + 8 * ID_WORDS);
+	expect_trailer(h, event_id(fd));
+	out_time = trailer_time(h);
+	ASSERT_TRUE((h = perf_ring_find(pc, &pos, PERF_RECORD_SWITCH, record, sizeof(record))));
+	EXPECT_EQ(h->misc, 0);
+	expect_trailer(h, event_id(fd));
+	EXPECT_GT(trailer_time(h), out_time);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* A CPU-wide event: SWITCH_CPU_WIDE, naming the task on the other side (idle, on pmuos). */
+TEST(switch_cpu_wide)
+{
+	int fd = open_tracker((struct perf_event_attr){ .context_switch = 1 }, -1, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	const struct perf_event_header *h;
+	uint64_t pos = pc->data_head;
+	const uint32_t *next_prev;
+
+	nap();
+	/* Records of other tasks' switches come too on Linux: take this task's. */
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SWITCH_CPU_WIDE, record, sizeof(record))))
+		if (h->misc == PERF_RECORD_MISC_SWITCH_OUT && (uint32_t)record[2] == (uint32_t)getpid())
+			break;
+	ASSERT_TRUE(h);
+	EXPECT_EQ(h->size, 16 + 8 * ID_WORDS);
+	expect_trailer(h, event_id(fd));
+	next_prev = (const uint32_t *)(h + 1);
+	if (ktap_on_pmuos())
+		EXPECT_EQ(next_prev[0], 0);
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SWITCH_CPU_WIDE, record, sizeof(record))))
+		if ((uint32_t)record[2] == (uint32_t)getpid())
+			break;
+	ASSERT_TRUE(h);
+	EXPECT_EQ(h->misc, 0);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* ---- EXIT ---- */
+
+/* EXIT goes to events that outlive the task: here one on a child. */
+TEST(exit_of_a_child)
+{
+	int go[2];
+
+	if (ktap_on_pmuos())
+		SKIP("no fork or pipe: the self-test records_of_a_program_to_cpu_wide_events has EXIT");
+	ASSERT_EQ(pipe(go), 0);
+	pid_t child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		char c;
+		read(go[0], &c, 1);
+		_exit(0);
+	}
+	int fd = open_tracker((struct perf_event_attr){ .task = 1 }, child, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	uint64_t pos = 0;
+	int status;
+
+	ASSERT_EQ(write(go[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	const struct perf_event_header *h =
+		perf_ring_find(pc, &pos, PERF_RECORD_EXIT, record, sizeof(record));
+	ASSERT_TRUE(h);
+	const uint32_t *ids = (const uint32_t *)(h + 1);
+	EXPECT_EQ(h->size, 8 + 16 + 8 + 8 * ID_WORDS);
+	EXPECT_EQ(ids[0], child);    /* pid */
+	EXPECT_EQ(ids[1], getpid()); /* ppid */
+	EXPECT_EQ(ids[2], child);    /* tid */
+	EXPECT_EQ(ids[3], getpid()); /* ptid */
+	EXPECT_EQ((uint32_t)record[4], child); /* the trailer's: the exiting task's */
+	perf_ring_unmap(pc);
+	close(fd);
+	close(go[0]);
+	close(go[1]);
+}
