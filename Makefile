@@ -6,6 +6,7 @@
 # make bench      cost figures in guest instructions, pmuos against Linux
 
 BUILD ?= build
+.DEFAULT_GOAL := all
 CC ?= gcc
 ifeq ($(origin CC),default)
 CC := gcc
@@ -40,11 +41,12 @@ KERNEL_C := \
 	kernel/mm/uaccess.c kernel/mm/uspace.c \
 	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \
 	kernel/perf/ioctl.c kernel/perf/mmap.c kernel/perf/overflow.c kernel/pmu/sw.c \
-	kernel/pmu/x86.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_ring.c kernel/test/pmu.c \
+	kernel/pmu/x86.c kernel/pmu/probe.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_ring.c kernel/test/pmu.c \
 	kernel/test/mm.c kernel/test/cpu.c kernel/test/perf.c \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
-	kernel/perf/persistent.c
+	kernel/perf/persistent.c \
+	kernel/perf/aux.c kernel/pmu/itrace.c kernel/test/aux.c
 
 KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \
 	$(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C))

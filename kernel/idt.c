@@ -44,6 +44,15 @@ void idt_init(void)
 	lidt(&ptr);
 }
 
+void idt_set_handler(unsigned vector, void (*entry)(void))
+{
+	uint64_t addr = (uint64_t)entry;
+
+	idt[vector].offset_lo = addr & 0xffff;
+	idt[vector].offset_mid = addr >> 16 & 0xffff;
+	idt[vector].offset_hi = addr >> 32;
+}
+
 void idt_set_ist(unsigned vector, int ist)
 {
 	idt[vector].ist = ist;

@@ -3,6 +3,7 @@
 #include "syscall.h"
 #include "gdt.h"
 #include "printk.h"
+#include "pmu/itrace.h"
 #include "signal.h"
 #include "task.h"
 #include "traps.h"
@@ -111,11 +112,13 @@ bool syscall_dispatch(struct pt_regs *regs)
 	syscall_fn fn = nr < NR_SYSCALLS ? table[nr] : NULL;
 
 	current->regs = regs;
+	itrace_user_entry(regs);	/* R11 held the tracer's TF */
 	sti();
 	regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9)
 		       : unknown_syscall(nr);
 	cli();
 	signal_deliver(regs);
+	itrace_user_exit(regs);		/* traced: TF, so the IRET path */
 	return sysret_safe(regs);
 }
 

@@ -8,6 +8,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "perf/internal.h"
+#include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "pmu/sw.h"
 #include "timer.h"
@@ -119,6 +120,7 @@ int task_run_module(const struct boot_module *mod)
 	build_kernel_stack(t, &user);
 
 	current = t;
+	itrace_user_exit((struct pt_regs *)t->kstack_top - 1);	/* a CPU-wide tracer */
 	uspace_activate(t->us);
 	perf_event_exec(t);		/* COMM and MMAP records of the new program */
 	tss_set_rsp0((uint64_t)t->kstack_top);
@@ -180,6 +182,8 @@ void task_user_exception(struct pt_regs *regs)
 {
 	if (regs->vector == X86_TRAP_PF && user_page_fault(regs, read_cr2()))
 		return;
+	if (regs->vector == X86_TRAP_DB && itrace_debug_trap(regs))
+		return;			/* the tracer's single step */
 	if (pmu_sim_rdpmc(regs))	/* user RDPMC under the PMU model */
 		return;
 	signal_from_exception(regs);

@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "nmi.h"
 #include "panic.h"
+#include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "printk.h"
 #include "signal.h"
@@ -75,6 +76,8 @@ void trap_dispatch(struct pt_regs *regs)
 		nmi_dispatch(regs);
 		return;
 	}
+	if (user_mode(regs))
+		itrace_user_entry(regs);	/* the tracer's TF is not the program's */
 	if (v < 32) {
 		if (user_mode(regs))
 			task_user_exception(regs);
@@ -91,5 +94,6 @@ void trap_dispatch(struct pt_regs *regs)
 	if (user_mode(regs)) {
 		current->regs = regs;
 		signal_deliver(regs);
+		itrace_user_exit(regs);		/* TF again while traced */
 	}
 }

@@ -11,7 +11,8 @@ USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -
 # Test programs in the order the suite runs them; each one is user/tests/NAME.c.
 USER_TESTS := errors fds brk mmap clocks identity startup signals faults sysfs \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
-	perf_sample perf_records persist_create persist_reopen persist_release
+	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
+	perf_aux itrace
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
@@ -28,7 +29,7 @@ USER_ARGS_startup-pie := alpha beta
 
 USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \
 	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
-	$(BUILD)/user/demo.o $(BUILD)/user/oracle-init.o \
+	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/demo.o $(BUILD)/user/oracle-init.o \
 	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
 
 $(USER_UAPI)/.stamp:
@@ -47,9 +48,10 @@ $(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
 	@echo "  MUSLCC  $< (PIE)"
 	@$(USER_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
 
-# perf.o and pmuos.o (the perf_event and pmuos /sys helpers) too: unused ones are small.
+# perf.o, pmuos.o and itrace_decode.o (the perf_event, pmuos /sys and itrace helpers) too:
+# unused ones are small.
 $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o \
-		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o
+		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 
@@ -70,7 +72,22 @@ $(USER_PIE_PROGS): $(BUILD)/user/%-pie: $(BUILD)/user/pie/tests/%.o $(BUILD)/use
 		$$($(USER_CC) -print-file-name=crtbeginS.o) $^ -lc \
 		$$($(USER_CC) -print-file-name=crtendS.o) $(USER_LIBC)/crtn.o -o $@
 
+# ---- the perf syscall fuzzer (user/fuzz/; `make fuzz`, tests/qemu/fuzz.py) ----
+FUZZ_SRCS := $(wildcard user/fuzz/*.c)
+FUZZ_OBJS := $(patsubst user/fuzz/%.c,$(BUILD)/user/fuzz-obj/%.o,$(FUZZ_SRCS))
+USER_PROGS += $(BUILD)/user/fuzz
+# Objects beside, not under, build/user/fuzz: that is the program.
+$(BUILD)/user/fuzz-obj/%.o: user/fuzz/%.c | $(USER_UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  MUSLCC  $<"
+	@$(USER_CC) $(USER_CFLAGS) -fno-pie -c $< -o $@
+
+$(BUILD)/user/fuzz: $(FUZZ_OBJS)
+	@echo "  LD      $@"
+	@$(USER_CC) -static -no-pie $^ -o $@
+
 .PHONY: user
 user: $(USER_PROGS)
 
--include $(USER_OBJS:.o=.d)
+-include $(USER_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+

@@ -106,6 +106,67 @@ uint64_t translate(uint64_t pml4_phys, uint64_t va, bool write, bool user)
 	return 0;
 }
 
+static bool table_empty(uint64_t tbl)
+{
+	const pte_t *t = table(tbl);
+
+	for (int i = 0; i < PT_ENTRIES; i++)
+		if (t[i])
+			return false;
+	return true;
+}
+
+/* Unlink and free the empty table *e points to. Unlinked before it is freed:
+ * an NMI walking these tables (sample.c) sees the old table or none. */
+static void unlink_if_empty(pte_t *e, uint64_t va)
+{
+	uint64_t child = *e & PTE_ADDR;
+
+	if (!table_empty(child))
+		return;
+	WRITE_ONCE(*e, 0);
+	invlpg(va);	/* and the paging-structure caches (SDM Vol. 3A 4.10.4.1) */
+	frame_free(child);
+}
+
+/* The table tbl of the given level (2: a PDPT, 1: a PD), mapping from base:
+ * its entries that cover [start, end), depth first. Only present tables are
+ * visited, so a sparse range costs what it maps. */
+static void prune_level(uint64_t tbl, int level, uint64_t base, uint64_t start, uint64_t end,
+			int top)
+{
+	uint64_t span = 1ul << (PAGE_SHIFT + 9 * level), last_va = base + PT_ENTRIES * span - 1;
+	unsigned first = start <= base ? 0 : pt_index(start, level);
+	unsigned last = end - 1 >= last_va ? PT_ENTRIES - 1 : pt_index(end - 1, level);
+	pte_t *t = table(tbl);
+
+	for (unsigned i = first; i <= last; i++) {
+		if (!(t[i] & PTE_P) || (t[i] & PTE_PS))
+			continue;
+		if (level > 1)
+			prune_level(t[i] & PTE_ADDR, level - 1, base + i * span, start, end, top);
+		if (level <= top)
+			unlink_if_empty(&t[i], base + i * span);
+	}
+}
+
+void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top)
+{
+	pte_t *pml4 = table(pml4_phys);
+
+	assert(top >= 1 && top <= 3 && start < end);
+	for (unsigned i = pt_index(start, 3); i <= pt_index(end - 1, 3); i++) {
+		uint64_t base = (uint64_t)i << 39;
+		if (i >= PT_ENTRIES / 2)
+			base |= 0xffff000000000000ul;	/* canonical: bit 47 repeated */
+		if (!(pml4[i] & PTE_P))
+			continue;
+		prune_level(pml4[i] & PTE_ADDR, 2, base, start, end, top);
+		if (top >= 3)
+			unlink_if_empty(&pml4[i], base);
+	}
+}
+
 static void free_table(uint64_t tbl, int level)
 {
 	pte_t *t = table(tbl);

@@ -76,5 +76,11 @@ pte_t unmap_page(uint64_t pml4_phys, uint64_t va);
 /* Translate va through the tables without touching it: 0 if unmapped or not
  * allowed (the NMI-safe probe used before reading user memory). */
 uint64_t translate(uint64_t pml4_phys, uint64_t va, bool write, bool user);
+/* Free the page tables under [start, end) that map nothing any more (the range
+ * was just unmapped): page tables, then the directories above them, up to
+ * tables that a level-top entry holds (1: PTs only, 2: PDs too, 3: PDPTs too).
+ * So unmapping returns the frames mapping took, and the frame count comes
+ * back to its baseline. */
+void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top);
 /* Free the user half's page tables and the frames they own (not borrowed). */
 void free_user_tables(uint64_t pml4_phys);

@@ -127,6 +127,7 @@ static struct vma *vma_split(struct vma *v, uint64_t addr)
 void uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 {
 	struct vma **link = &us->vmas;
+	uint64_t lo = end, hi = start;	/* what was unmapped */
 
 	while (*link) {
 		struct vma *v = *link;
@@ -145,11 +146,14 @@ void uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 		if (v->end > end)
 			vma_split(v, end);
 		unmap_range(us, v->start, v->end);
+		lo = MIN(lo, v->start), hi = MAX(hi, v->end);
 		if (v->ops && v->ops->close)
 			v->ops->close(v);
 		*link = v->next;
 		kfree(v);
 	}
+	if (lo < hi)
+		prune_tables(us->pml4, lo, hi, 3);	/* the tables go as Linux's free_pgtables */
 }
 
 int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned prot)

@@ -55,6 +55,10 @@ static void area_release(struct vm_area *a)
 		if (!a->borrowed && (old & PTE_P))
 			frame_free(old & PTE_ADDR);
 	}
+	/* Its page tables too, once nothing else there needs them; the PDPT of the
+	 * vmalloc slot stays, every address space's PML4 points at it. */
+	if (a->pages)
+		prune_tables(kernel_pml4_phys, a->start - PAGE_SIZE, a->start + a->pages * PAGE_SIZE, 2);
 	for (struct vm_area **link = &areas; *link; link = &(*link)->next) {
 		if (*link == a) {
 			*link = a->next;

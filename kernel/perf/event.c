@@ -2,6 +2,7 @@
  * the PMUs with add/del (pinned groups first, then flexible ones, which the
  * rotation timer multiplexes when counters run out). */
 #include "internal.h"
+#include "../pmu/itrace.h"
 #include "../pmu/sw.h"
 #include "../panic.h"
 #include "../task.h"
@@ -83,6 +84,7 @@ void perf_init(void)
 	perf_overflow_init();
 	sw_pmu_init();
 	perf_persistent_init();
+	itrace_init();
 }
 
 int perf_pmu_register(struct pmu *pmu)
@@ -161,6 +163,8 @@ void perf_event_free(struct perf_event *e)
 	assert(e->state != PERF_EVENT_STATE_ACTIVE && !e->ctx);
 	perf_event_release_rb(e);	/* a SET_OUTPUT redirection's hold */
 	perf_pending_cancel(e);
+	if (e->destroy)
+		e->destroy(e);		/* the PMU's own state of e */
 	perf_stats.events--;
 	kfree(e);
 }

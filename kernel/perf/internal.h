@@ -40,11 +40,39 @@ struct perf_buffer {
 	uint64_t lost;			/* records dropped since the last PERF_RECORD_LOST */
 	uint64_t events;		/* samples towards the next wakeup_events wake-up */
 	unsigned poll;			/* POLLIN while a wake-up is pending; poll() takes it */
+	struct perf_aux *aux;		/* the AUX area (aux.c), NULL while none is mapped */
+};
+
+/* The AUX area of a buffer (aux.c, seed 002): a second ring, mapped at
+ * user_page->aux_offset of the same fd, that a tracing PMU fills in its own
+ * format while PERF_RECORD_AUX records in the data ring say where. */
+struct perf_aux {
+	int nr_pages;			/* a power of two */
+	uint64_t *phys;			/* the frames */
+	void **pages;			/* their direct-map addresses, as setup_aux gets them */
+	uint64_t pgoff;			/* aux_offset: where the fd maps it, bytes */
+	int mmap_count;			/* VMAs mapping it */
+	int refcount;			/* the mappings' one, and the writer's inside begin..end */
+	bool overwrite;			/* mapped read-only: snapshot mode, no aux_tail */
+	unsigned nest;			/* writers inside begin..end: 0 or 1, never more */
+	uint64_t head;			/* bytes written or skipped, ever (aux_head) */
+	uint64_t wakeup;		/* head at the last watermark wake-up */
+	uint64_t watermark;		/* bytes between wake-ups; 0 in overwrite mode */
+	struct pmu *pmu;		/* whose setup_aux made priv */
+	void *priv;			/* the driver's private AUX state */
 };
 
 /* mmap.c: a buffer not (yet) mapped, for the self-tests; the last detach
  * frees it. watermark 0: half the data. */
 struct perf_buffer *rb_alloc(int nr_pages, bool writable, uint64_t watermark);
+/* aux.c: give rb an AUX area of nr_pages (a power of two) for e's PMU, at
+ * aux_offset pgoff (bytes); watermark 0: half of it. -EOPNOTSUPP when the
+ * PMU writes no AUX data (no setup_aux), -ENOMEM. The caller's reference
+ * is the mappings' one: rb_put_aux drops it. */
+int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff, int nr_pages,
+		 uint64_t watermark, bool overwrite);
+/* Drop a reference to rb's AUX area; the last frees it (free_aux first). */
+void rb_put_aux(struct perf_buffer *rb);
 /* Send e's records to rb (NULL: nowhere); -ENOMEM. */
 int rb_attach(struct perf_event *e, struct perf_buffer *rb);
 /* e goes away: stop writing into its buffer (freed with its last user). */
@@ -58,6 +86,7 @@ struct perf_stats {
 	long events;		/* perf events alive */
 	long rings;		/* mmap buffers */
 	long aux_areas;
+	long aux_nested;	/* AUX writers refused: begin inside another's begin..end */
 };
 extern struct perf_stats perf_stats;
 
@@ -128,6 +157,9 @@ struct perf_output_handle {
 	uint64_t offset;	/* where the next byte goes */
 	uint64_t end;		/* head + size */
 	uint64_t wakeup;	/* rb->wakeup when this writer began (ring.c) */
+	/* AUX writers (aux.c): head is where the next AUX byte goes */
+	uint64_t size;		/* AUX bytes that may be written from head */
+	uint64_t aux_flags;	/* PERF_AUX_FLAG_* of the coming PERF_RECORD_AUX */
 };
 
 /* Reserve size bytes (a multiple of 8) in the buffer e's records go to (its
@@ -146,6 +178,36 @@ void perf_output_end(struct perf_output_handle *h);
  * self-NMI once it reaches that point (kernel/test/ring.c). */
 #define RB_NMI_POINTS	8
 extern unsigned rb_nmi_point;
+
+/* ---- the AUX area's writer (aux.c), seed 002: Linux's API ----
+ *
+ * perf_aux_output_begin(h, e): start writing AUX data for e (into the
+ * buffer e's records go to: its own or its SET_OUTPUT target's). Returns
+ * the driver's private AUX state (setup_aux's) and sets h->head and
+ * h->size, the bytes that may be written from h->head without passing
+ * data the reader has not consumed (aux_tail; overwrite mode: the whole
+ * area); NULL when there is no AUX area, when another writer is inside
+ * begin..end (refused and counted in perf_stats.aux_nested, never
+ * allowed), or when a PROT_WRITE reader left no room (then, as in Linux,
+ * the event is disabled and the reader woken). Call it before the
+ * hardware writes, with interrupts off until the end.
+ * perf_aux_output_skip(h, size): move head over size bytes (the hardware's
+ * alignment wastes them); -ENOSPC beyond h->size.
+ * perf_aux_output_end(h, size): size bytes were written at h->head: publish
+ * aux_head, write PERF_RECORD_AUX (offset, size, flags: TRUNCATED,
+ * OVERWRITE, PARTIAL as they apply) when there is something to say, and
+ * wake the reader at aux_watermark. TRUNCATED disables the event (Linux).
+ * perf_get_aux(h): the private state again, between begin and end. */
+void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *e);
+void perf_aux_output_end(struct perf_output_handle *h, uint64_t size);
+int perf_aux_output_skip(struct perf_output_handle *h, uint64_t size);
+/* PERF_AUX_FLAG_TRUNCATED or PARTIAL for the coming record (OVERWRITE is
+ * end's to set). */
+void perf_aux_output_flag(struct perf_output_handle *h, uint64_t flags);
+void *perf_get_aux(struct perf_output_handle *h);
+/* PERF_RECORD_ITRACE_START (pid, tid of current) for e: a tracing PMU's
+ * first start of e. */
+void perf_log_itrace_start(struct perf_event *e);
 
 /* ---- samples and side-band records (sample.c, records.c) ---- */
 

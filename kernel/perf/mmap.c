@@ -5,7 +5,9 @@
  * other events' records into it. Who holds the buffer, as in Linux: every
  * event attached to it (its own mapper, SET_OUTPUT redirections); an event
  * detaches when its own last mapping goes, and the buffer's last mapping
- * detaches them all, which frees it. */
+ * detaches them all, which frees it. The AUX area (seed 002, aux.c) is one
+ * more mapping of the fd, at the aux_offset written into the control page;
+ * its last mapping frees it, and it counts among the buffer's mappings. */
 #include "internal.h"
 #include "../fd.h"
 #include "../task.h"
@@ -31,6 +33,8 @@ struct rb_user {
 
 static void rb_free(struct perf_buffer *rb)
 {
+	if (rb->aux)
+		rb_put_aux(rb);		/* (a buffer loses its AUX mappings first) */
 	vfree(rb->data);
 	for (int i = 0; i < rb->nr_pages; i++)
 		frame_free(rb->data_phys[i]);
@@ -187,14 +191,28 @@ void perf_event_update_userpage(struct perf_event *e)
 	irq_restore(flags);
 }
 
+/* AUX mappings start at aux_offset, above the data's (a piece of a split
+ * data mapping has a pgoff too, below it). */
+static bool is_aux_vma(const struct perf_buffer *rb, const struct vma *vma)
+{
+	return rb->aux && vma->pgoff >= rb->aux->pgoff;
+}
+
 /* A mapping of e's file never outlives e (it holds the file), and e keeps
- * the buffer it maps: SET_OUTPUT is refused while e maps one. */
+ * the buffer it maps: SET_OUTPUT is refused while e maps one. The AUX
+ * area's mappings count as mappings of the buffer too (Linux's
+ * rb->mmap_count), so the control page outlives them. */
 static void perf_vma_close(struct vma *vma)
 {
 	struct file *f = vma->priv;
 	struct perf_event *e = f->priv;
 	struct perf_buffer *rb = e->rb;
 	struct rb_user *u = rb_user_of(rb, e);
+
+	/* The AUX area's last mapping frees it; its writers run with
+	 * interrupts off and are done. */
+	if (is_aux_vma(rb, vma) && !--rb->aux->mmap_count)
+		rb_put_aux(rb);
 
 	if (--u->mmap_count) {
 		rb->mmap_count--;
@@ -217,6 +235,8 @@ static void perf_vma_open(struct vma *vma)
 
 	e->rb->mmap_count++;
 	rb_user_of(e->rb, e)->mmap_count++;
+	if (is_aux_vma(e->rb, vma))
+		e->rb->aux->mmap_count++;
 	file_get(f);
 }
 
@@ -224,6 +244,75 @@ static const struct vma_ops perf_vma_ops = {
 	.open = perf_vma_open,
 	.close = perf_vma_close,
 };
+
+/* Map pages frames from phys[] at offset at of the VMA; -ENOMEM (mmap's
+ * caller unmaps what was mapped: borrowed pages stay). */
+static long map_pages(struct vma *vma, uint64_t at, const uint64_t *phys, uint64_t pages)
+{
+	uint64_t pte = PTE_U | PTE_BORROWED | PTE_NX | (vma->flags & VM_WRITE ? PTE_W : 0);
+
+	for (uint64_t i = 0; i < pages; i++)
+		if (map_page(current->us->pml4, vma->start + at + i * PAGE_SIZE, phys[i], pte))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The VMA maps e's buffer now: count it, and hold e's file. */
+static void vma_mapped(struct file *f, struct vma *vma)
+{
+	struct perf_event *e = f->priv;
+	struct perf_buffer *rb = e->rb;
+	struct rb_user *u = rb_user_of(rb, e);
+
+	rb->mmap_count++;
+	if (u->mmap_count++ == 0 && e->pmu->event_mapped)
+		e->pmu->event_mapped(e);
+	vma->ops = &perf_vma_ops;
+	vma->priv = f;
+	file_get(f);
+}
+
+/* The AUX area: a second mapping of the fd at the aux_offset and aux_size
+ * the reader wrote into the control page, Linux 6.1's checks in its order.
+ * PROT_WRITE makes the reader own aux_tail; read-only is overwrite mode. */
+static long perf_mmap_aux(struct file *f, struct vma *vma)
+{
+	struct perf_event *e = f->priv;
+	struct perf_buffer *rb = e->rb;
+	uint64_t size = vma->end - vma->start;
+	int nr_pages = size / PAGE_SIZE;
+
+	if (!rb)
+		return -EINVAL;		/* the data mapping comes first */
+	uint64_t aux_offset = READ_ONCE(rb->user_page->aux_offset);
+	uint64_t aux_size = READ_ONCE(rb->user_page->aux_size);
+	if (aux_offset < (uint64_t)rb->nr_pages * PAGE_SIZE + PAGE_SIZE ||
+	    aux_offset != vma->pgoff)
+		return -EINVAL;
+	if (rb->aux && rb->aux->pgoff != vma->pgoff)
+		return -EINVAL;		/* mapped already, elsewhere */
+	if (aux_size != size || (rb->aux && rb->aux->nr_pages != nr_pages))
+		return -EINVAL;
+	if (nr_pages & (nr_pages - 1))
+		return -EINVAL;
+	if (!rb->mmap_count)
+		return -EINVAL;		/* a persistent event's buffer, unmapped */
+	bool fresh = !rb->aux;
+	if (fresh) {
+		long err = rb_alloc_aux(rb, e, vma->pgoff, nr_pages, e->attr.aux_watermark,
+					!(vma->flags & VM_WRITE));
+		if (err)
+			return err;	/* EOPNOTSUPP: the PMU writes no AUX data */
+	}
+	if (map_pages(vma, 0, rb->aux->phys, nr_pages)) {
+		if (fresh)
+			rb_put_aux(rb);
+		return -ENOMEM;
+	}
+	rb->aux->mmap_count++;
+	vma_mapped(f, vma);
+	return 0;
+}
 
 long perf_mmap(struct file *f, struct vma *vma)
 {
@@ -234,8 +323,10 @@ long perf_mmap(struct file *f, struct vma *vma)
 	/* Linux: children of an inherited per-task event would all write here. */
 	if (e->cpu == -1 && e->attr.inherit)
 		return -EINVAL;
-	if (!(vma->flags & VM_SHARED) || vma->pgoff)
+	if (!(vma->flags & VM_SHARED))
 		return -EINVAL;
+	if (vma->pgoff)
+		return perf_mmap_aux(f, vma);
 	if (nr_pages < 0 || pages > 1 + (1u << 20) || (nr_pages & (nr_pages - 1)))
 		return -EINVAL;
 	/* Mapped already, or redirected by SET_OUTPUT: that buffer, same size. */
@@ -253,23 +344,13 @@ long perf_mmap(struct file *f, struct vma *vma)
 			return -ENOMEM;
 		}
 	}
-	uint64_t pte = PTE_U | PTE_BORROWED | PTE_NX | (vma->flags & VM_WRITE ? PTE_W : 0);
-	for (uint64_t i = 0; i < pages; i++) {
-		uint64_t pa = i ? rb->data_phys[i - 1] : rb->user_page_phys;
-		if (map_page(current->us->pml4, vma->start + i * PAGE_SIZE, pa, pte)) {
-			/* mmap's caller unmaps what was mapped (borrowed: kept). */
-			if (fresh)
-				rb_detach(e);	/* frees it */
-			return -ENOMEM;
-		}
+	if (map_pages(vma, 0, &rb->user_page_phys, 1) ||
+	    map_pages(vma, PAGE_SIZE, rb->data_phys, nr_pages)) {
+		if (fresh)
+			rb_detach(e);	/* frees it */
+		return -ENOMEM;
 	}
-	struct rb_user *u = rb_user_of(rb, e);
-	rb->mmap_count++;
-	if (u->mmap_count++ == 0 && e->pmu->event_mapped)
-		e->pmu->event_mapped(e);
-	vma->ops = &perf_vma_ops;
-	vma->priv = f;
-	file_get(f);
+	vma_mapped(f, vma);
 	perf_event_update_userpage(e);
 	if (fresh)
 		perf_event_synthesize(e, vma);	/* no /proc: what is mapped now */
@@ -288,6 +369,9 @@ long perf_event_set_output(struct perf_event *e, struct perf_event *out)
 	if (out) {
 		rb = out->rb;
 		if (!rb || !rb->mmap_count)
+			return -EINVAL;
+		/* Linux: two events that write AUX data share it only on one PMU. */
+		if (e->pmu->setup_aux && out->pmu->setup_aux && e->pmu != out->pmu)
 			return -EINVAL;
 	}
 	return rb_attach(e, rb);

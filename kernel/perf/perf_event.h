@@ -138,6 +138,9 @@ struct perf_event {
 	struct perf_event *active_next;	/* the PMU's own list of its active events */
 	int refs;
 	void *pmu_private;
+	/* Set by event_init when the PMU keeps state of e's (pmu_private):
+	 * perf_event_free calls it. A failing event_init cleans up itself. */
+	void (*destroy)(struct perf_event *e);
 	struct perf_buffer *rb;		/* the ring (sampling issue) */
 
 	/* Work an overflow leaves for after the NMI (overflow.c). */

@@ -101,12 +101,17 @@ long perf_event_attach(struct perf_event *e)
 
 /* A reopen may only repeat the event's own settings: every attr byte after
  * config is zero or the event's, and flags a subset of the event's. */
-static bool attr_contradicts(const struct perf_event_attr *a, const struct perf_event_attr *ev)
+static bool attr_contradicts(const struct perf_event_attr *attr, const struct perf_event_attr *ev)
 {
-	const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)ev;
+	struct perf_event_attr a = *attr;
+	const uint8_t *x = (const uint8_t *)&a, *y = (const uint8_t *)ev;
 	size_t flags_off = PMUOS_ATTR_FLAGS_OFFSET;
 
-	for (size_t i = offsetof(struct perf_event_attr, sample_period); i < sizeof(*a); i++) {
+	/* perf_copy_attr turned a zero sample_max_stack into the default: nothing asked. */
+	if (a.sample_max_stack == PERF_MAX_STACK_DEPTH)
+		a.sample_max_stack = 0;
+
+	for (size_t i = offsetof(struct perf_event_attr, sample_period); i < sizeof(a); i++) {
 		if (i >= flags_off && i < flags_off + 8)
 			continue;
 		if (x[i] && x[i] != y[i])

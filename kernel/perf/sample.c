@@ -226,7 +226,8 @@ static void callchain(struct callchain *c, const struct perf_event *e, const str
 	/* No user frames of another task than the event's. */
 	bool crosstask = e->ctx && e->ctx->task && e->ctx->task != current;
 
-	c->max_stack = e->attr.sample_max_stack;
+	/* Open refuses more for callchain events; in-kernel ones are held to it too. */
+	c->max_stack = MIN(e->attr.sample_max_stack, (uint32_t)PERF_MAX_STACK_DEPTH);
 	if (!e->attr.exclude_callchain_kernel && !user_mode(regs)) {
 		chain_store_context(c, PERF_CONTEXT_KERNEL);
 		callchain_kernel(c, regs);
@@ -440,7 +441,8 @@ static void put_sample(struct out *o, const struct sample *s)
 }
 
 /* perf_sample_ustack_size: the asked size, within the user address space
- * above rsp and what the 16-bit record size leaves. */
+ * above rsp and what the 16-bit record size leaves (size_without: the
+ * record's size with an empty dump). */
 static uint16_t stack_dump_size(const struct sample *s, unsigned size_without)
 {
 	uint64_t want = s->e->attr.sample_stack_user;
@@ -448,9 +450,10 @@ static uint16_t stack_dump_size(const struct sample *s, unsigned size_without)
 	if (!s->uregs || !s->uregs->rsp || s->uregs->rsp >= USER_END)
 		return 0;
 	want = MIN(want, USER_END - s->uregs->rsp);
-	if (size_without + 2 * sizeof(uint64_t) + want > RECORD_MAX)
-		want = ALIGN_DOWN(RECORD_MAX - size_without - 2 * sizeof(uint64_t), 8);
-	return want;
+	/* size_without has the size word already; dyn_size follows the data. */
+	if (size_without + sizeof(uint64_t) >= RECORD_MAX)
+		return 0;
+	return MIN(want, ALIGN_DOWN(RECORD_MAX - size_without - sizeof(uint64_t), 8));
 }
 
 void perf_event_output(struct perf_event *e, struct pt_regs *regs, uint64_t addr)

@@ -68,6 +68,8 @@ struct x86_pmu {
 };
 
 extern struct x86_pmu x86_pmu;
+/* The "cpu" struct pmu (x86.c) that probe.c registers. */
+extern struct pmu x86_cpu_pmu;
 
 /* -ENODEV when CPUID says there is no such PMU. */
 int intel_pmu_init(void);

@@ -56,36 +56,46 @@ static bool event_modelled(uint64_t sel)
 	       code == ARCH_PERFMON_REF_CYCLES;
 }
 
+/* The rings counter c counts in and whether it interrupts, from the
+ * registers: cached, as every entry and exit asks. */
+static void update_counting(void)
+{
+	sim.pmi_counters = 0;
+	for (int c = 0; c < SIM_COUNTERS; c++) {
+		unsigned rings = 0;
+		bool pmi;
+		if (c < SIM_GP) {
+			uint64_t sel = sim.eventsel[c];
+			if ((sel & ARCH_PERFMON_EVENTSEL_ENABLE) && event_modelled(sel)) {
+				if (sel & ARCH_PERFMON_EVENTSEL_OS)
+					rings |= BIT_ULL(RING_KERNEL);
+				if (sel & ARCH_PERFMON_EVENTSEL_USR)
+					rings |= BIT_ULL(RING_USER);
+			}
+			pmi = sel & ARCH_PERFMON_EVENTSEL_INT;
+		} else {
+			if (fixed_bits(c) & FIXED_CTR_CTRL_OS)
+				rings |= BIT_ULL(RING_KERNEL);
+			if (fixed_bits(c) & FIXED_CTR_CTRL_USR)
+				rings |= BIT_ULL(RING_USER);
+			pmi = fixed_bits(c) & FIXED_CTR_CTRL_PMI;
+		}
+		if (!(sim.global_ctrl & sim_status_bit(c)))
+			rings = 0;
+		sim.rings[c] = rings;
+		if (rings && pmi)
+			sim.pmi_counters |= BIT_ULL(c);
+	}
+}
+
 unsigned sim_counter_rings(int c)
 {
-	unsigned rings = 0;
-
-	if (!(sim.global_ctrl & sim_status_bit(c)))
-		return 0;
-	if (c < SIM_GP) {
-		uint64_t sel = sim.eventsel[c];
-		if (!(sel & ARCH_PERFMON_EVENTSEL_ENABLE) || !event_modelled(sel))
-			return 0;
-		if (sel & ARCH_PERFMON_EVENTSEL_OS)
-			rings |= BIT_ULL(RING_KERNEL);
-		if (sel & ARCH_PERFMON_EVENTSEL_USR)
-			rings |= BIT_ULL(RING_USER);
-		return rings;
-	}
-	if (fixed_bits(c) & FIXED_CTR_CTRL_OS)
-		rings |= BIT_ULL(RING_KERNEL);
-	if (fixed_bits(c) & FIXED_CTR_CTRL_USR)
-		rings |= BIT_ULL(RING_USER);
-	return rings;
+	return sim.rings[c];
 }
 
 bool sim_counter_pmi(int c)
 {
-	if (!sim_counter_rings(c))
-		return false;
-	if (c < SIM_GP)
-		return sim.eventsel[c] & ARCH_PERFMON_EVENTSEL_INT;
-	return fixed_bits(c) & FIXED_CTR_CTRL_PMI;
+	return sim.pmi_counters & BIT_ULL(c);
 }
 
 uint64_t sim_ticks_to_overflow(int c)
@@ -184,6 +194,7 @@ void sim_wrmsr(uint32_t msr, uint64_t v)
 	/* A PMI not delivered yet is dropped with the last status bit. */
 	if (!sim.global_status)
 		sim.pmi_pending = false;
+	update_counting();
 	sim_rearm();
 	irq_restore(flags);
 }

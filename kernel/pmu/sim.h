@@ -18,6 +18,8 @@ struct sim {
 	uint64_t eventsel[SIM_GP];
 	uint64_t count[SIM_COUNTERS];
 	uint64_t fixed_ctrl, global_ctrl, global_status;
+	uint8_t rings[SIM_COUNTERS];	/* what they say, for sim_counter_rings */
+	uint8_t pmi_counters;		/* ... and for sim_counter_pmi */
 	/* instructions (TSC ticks) seen in each ring; the kernel's up to since */
 	uint64_t ticks[RINGS];
 	uint64_t since;			/* TSC where the running kernel stretch began */

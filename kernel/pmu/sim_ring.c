@@ -29,11 +29,16 @@
 /* Beyond this many ticks, arm a re-check instead: the LAPIC count is 32
  * bits, and timer.c's conversion drifts with distance. */
 #define SIM_HORIZON	(1ull << 31)
-/* More than the kernel instructions between pmu_sim_user_return's catch-up
+/* Well over the kernel instructions between pmu_sim_user_return's catch-up
  * and the first user instruction: a kernel-only counter due in that span
  * still gets its PMI (at the first user instruction), and timer.c's
- * deadline for a user-mode overflow is no earlier than the overflow. */
-#define SIM_EXIT_TAIL	1024
+ * deadline for a user-mode overflow (the fallback when entry.asm cannot
+ * arm it) is no earlier than the overflow, and far enough after the return
+ * that an entry at once cancels it before it expires. */
+#define SIM_EXIT_TAIL	4096
+/* The Interrupt Request Register: 32 vectors per 16-byte register (SDM
+ * Vol. 3A 11.8.4, Table 11-1). */
+#define APIC_IRR	0x200
 /* No target: far beyond any count entry.asm computes. */
 #define SIM_NONE	(INT64_MAX / 4)
 
@@ -47,10 +52,16 @@ volatile uint32_t *pmu_sim_exit_timer = &lapic_unused;
 /* Whether a count stored now for an interrupt at TSC target delays no other
  * timer: the LAPIC is idle or due no earlier. One due within the slack of
  * the estimate (timer.c's arming latency, or the rest of a return to user
- * mode) looks the same, and fires that much later. */
+ * mode) looks the same, and fires that much later.
+ * Not while a timer interrupt is pending: it comes first, and a count stored
+ * now would expire inside its handler, before the model's entry hook could
+ * re-arm, and leave the next one pending in turn: an interrupt storm. */
 static bool lapic_may_store(uint64_t target)
 {
 	if (!sim.lapic_timer_init)
+		return false;
+	uint32_t irr = apic_read(APIC_IRR + IRQ_VECTOR_TIMER / 32 * 0x10);
+	if (irr & 1u << IRQ_VECTOR_TIMER % 32)
 		return false;
 	uint64_t cur = apic_read(APIC_TIMER_CUR);
 	return !cur || rdtsc() + cur * tsc_hz / apic_timer_hz >= target;

@@ -3,15 +3,7 @@
  * intel.c, amd.c (or the model under intel.c) fill. After Linux 6.1's
  * arch/x86/events/core.c, without PEBS, LBR and hybrid PMUs. */
 #include "internal.h"
-#include "pmu.h"
 #include "../apic.h"
-#include "../cmdline.h"
-#include "../cpu.h"
-#include "../nmi.h"
-#include "../panic.h"
-#include "../printk.h"
-#include "../lib/string.h"
-#include "../lib/vsprintf.h"
 #include <asm/perf_regs.h>
 #include <asm-generic/errno.h>
 
@@ -25,7 +17,6 @@ static struct {
 	int rdpmc_users;		/* mapped events: CR4.PCE while > 0 */
 } cpuc;
 
-static struct pmu cpu_pmu;
 
 /* A PMI found this many overflows in a row: give up until the next one. */
 #define PMI_MAX_LOOPS	100
@@ -115,14 +106,14 @@ static int validate_group(struct perf_event *e)
 	struct perf_event *leader = e->group_leader;
 	uint64_t used = 0;
 
-	if (leader->pmu == &cpu_pmu) {
+	if (leader->pmu == &x86_cpu_pmu) {
 		int idx = find_counter(leader->hw.config, used);
 		if (idx < 0)
 			return -EINVAL;
 		used |= BIT_ULL(idx);
 	}
 	for (struct perf_event *s = leader->sibling_next; s; s = s->sibling_next) {
-		if (s->pmu != &cpu_pmu || s->state <= PERF_EVENT_STATE_OFF)
+		if (s->pmu != &x86_cpu_pmu || s->state <= PERF_EVENT_STATE_OFF)
 			continue;
 		int idx = find_counter(s->hw.config, used);
 		if (idx < 0)
@@ -346,9 +337,9 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 	return handled;
 }
 
-/* ---- detection and registration ---- */
+/* ---- the struct pmu ---- */
 
-static struct pmu cpu_pmu = {
+struct pmu x86_cpu_pmu = {
 	.name = "cpu",
 	.type = PERF_TYPE_RAW,
 	.event_init = x86_pmu_event_init,
@@ -361,122 +352,3 @@ static struct pmu cpu_pmu = {
 	.event_mapped = x86_pmu_event_mapped,
 	.event_unmapped = x86_pmu_event_unmapped,
 };
-
-/* sysfs events/: the generic events this CPU has, spelled as Linux's
- * x86_event_sysfs_show spells them (no edge/inv/cmask in any map). */
-static const char *const hw_event_names[PERF_COUNT_HW_MAX] = {
-	"cpu-cycles", "instructions", "cache-references", "cache-misses",
-	"branch-instructions", "branch-misses", "bus-cycles",
-	"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
-};
-static char event_strings[PERF_COUNT_HW_MAX][32];
-static struct pmu_attr events_attrs[PERF_COUNT_HW_MAX + 1];
-static struct pmu_attr caps_attrs[] = {
-	{ "max_precise", "0" },
-	{ "pmu_name", NULL },	/* Intel only, as in Linux */
-	{ NULL, NULL },
-};
-
-static void x86_pmu_sysfs_init(void)
-{
-	struct pmu_attr *a = events_attrs;
-
-	for (int i = 0; i < PERF_COUNT_HW_MAX; i++) {
-		uint64_t c = x86_pmu.event_map[i];
-		if (!c)
-			continue;
-		/* AMD's event select bits 35:32 extend the event number. */
-		uint64_t event = (c & ARCH_PERFMON_EVENTSEL_EVENT) | ((c >> 24) & 0xf00);
-		uint64_t umask = (c & ARCH_PERFMON_EVENTSEL_UMASK) >> 8;
-		int n = snprintf(event_strings[i], sizeof(event_strings[i]), "event=0x%02lx", event);
-		if (umask)
-			snprintf(event_strings[i] + n, sizeof(event_strings[i]) - n, ",umask=0x%02lx", umask);
-		*a++ = (struct pmu_attr){ hw_event_names[i], event_strings[i] };
-	}
-	caps_attrs[1].value = x86_pmu.pmu_name;
-	if (!x86_pmu.pmu_name)
-		caps_attrs[1].name = NULL;
-	cpu_pmu.format = x86_pmu.format;
-	cpu_pmu.events = events_attrs;
-	cpu_pmu.caps = caps_attrs;
-}
-
-/* Linux's check_hw_exists(): a counter keeps what is written to it. QEMU TCG
- * reads every PMU MSR as 0 and drops writes; other hypervisors fault. A
- * counter that firmware left enabled is not touched. */
-#define PROBE_VALUE	0xffff
-
-bool x86_pmu_probe_hw(void)
-{
-	int free = -1;
-	uint64_t v;
-
-	for (unsigned i = 0; i < x86_pmu.num_counters; i++) {
-		if (rdmsr_safe(x86_pmu.config_addr(i), &v))
-			return false;
-		if (!(v & ARCH_PERFMON_EVENTSEL_ENABLE))
-			free = i;
-	}
-	if (free < 0)
-		return false;
-	uint32_t ctr = x86_pmu.event_addr(free);
-	if (wrmsr_safe(ctr, PROBE_VALUE) || rdmsr_safe(ctr, &v))
-		return false;
-	wrmsr_safe(ctr, 0);
-	return v == PROBE_VALUE;
-}
-
-static int fixed_counters(void)
-{
-	int n = 0;
-
-	for (uint64_t m = x86_pmu.fixed_mask; m; m &= m - 1)
-		n++;
-	return n;
-}
-
-void x86_pmu_init(void)
-{
-	char mode[8] = "";
-	const char *model = NULL;
-	int err = -ENODEV;
-
-	cmdline_get("pmu", mode, sizeof(mode));
-	if (!strcmp(mode, "off")) {
-		printk("pmuos: PMU: off (pmu=off): software events only\n");
-		return;
-	}
-	if (!strcmp(mode, "sim")) {
-		model = "pmu=sim";
-	} else {
-		if (cpu_caps.vendor == VENDOR_INTEL)
-			err = intel_pmu_init();
-		else if (cpu_caps.vendor == VENDOR_AMD)
-			err = amd_pmu_init();
-		if (err)
-			model = "CPUID shows no PMU";
-		else if (!x86_pmu_probe_hw())
-			model = "no counter keeps what is written to it";
-	}
-	if (model) {
-		memset(&x86_pmu, 0, sizeof(x86_pmu));
-		sim_init(x86_pmu_handle_irq);
-		err = intel_pmu_init();
-		assert(!err);
-	}
-	/* PMIs are NMIs: they reach the handler inside interrupts-off code.
-	 * The model raises its PMIs from its timer interrupt instead, so it
-	 * never runs inside itself. */
-	apic_write(APIC_LVT_PERF, APIC_DM_NMI);
-	if (!x86_pmu_simulated)
-		nmi_register(x86_pmu_handle_irq);
-	if (x86_pmu.enable_all)
-		x86_pmu.enable_all();
-	cpu_pmu.pmc_width = x86_pmu.cntval_bits;
-	x86_pmu_sysfs_init();
-	perf_pmu_register(&cpu_pmu);
-	printk("pmuos: PMU: %s%s%s%s, %u general-purpose + %d fixed counters x %u bits%s\n",
-	       x86_pmu.name, model ? " (simulated: " : "", model ? model : "", model ? ")" : "",
-	       x86_pmu.num_counters, fixed_counters(),
-	       x86_pmu.cntval_bits, x86_pmu.full_width_write ? ", full-width writes" : "");
-}

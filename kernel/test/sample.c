@@ -52,6 +52,18 @@ static const struct perf_event_header *hdr_of(const uint64_t *r)
 	return (const struct perf_event_header *)r;
 }
 
+/* The record after r (NULL: r is the first), or NULL past data_head: a
+ * test that fails reads no further than what was written. */
+static const uint64_t *next_record(const struct perf_event *e, const uint64_t *r)
+{
+	uint64_t at = r ? (const char *)r - (const char *)e->rb->data + hdr_of(r)->size : 0;
+
+	if ((r && !hdr_of(r)->size) || at + sizeof(struct perf_event_header) >
+	    e->rb->user_page->data_head)
+		return NULL;
+	return record_at(e, at);
+}
+
 static struct pt_regs fake_user_regs(uint64_t rsp, uint64_t rbp)
 {
 	struct pt_regs r;
@@ -92,7 +104,8 @@ KTEST(sample_fields_in_linux_order)
 	uint64_t t0 = perf_clock();
 	perf_event_output(e, &regs, 0x5000);
 	uint64_t t1 = perf_clock();
-	const uint64_t *r = record_at(e, 0), *p = r + 1;
+	const uint64_t *r = next_record(e, NULL), *p = r + 1;
+	KASSERT(r);
 	const struct perf_event_header *h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_SAMPLE);
 	KEXPECT_EQ(h->misc, PERF_RECORD_MISC_USER);
@@ -175,7 +188,8 @@ KTEST(sample_user_stack_stops_at_unmapped_page)
 	uspace_activate(NULL);
 	irq_restore(flags);
 
-	const uint64_t *r = record_at(e, 0), *p = r + 1;
+	const uint64_t *r = next_record(e, NULL), *p = r + 1;
+	KASSERT(r);
 	KEXPECT_EQ(*p++, 4);				/* CALLCHAIN */
 	KEXPECT_EQ(*p++, PERF_CONTEXT_USER);
 	KEXPECT_EQ(*p++, regs.rip);
@@ -219,15 +233,16 @@ KTEST(sample_max_stack_and_excluded_callchains)
 	uspace_activate(NULL);
 	irq_restore(flags);
 
-	const uint64_t *r = record_at(e, 0);
+	const uint64_t *r;
+	KASSERT((r = next_record(e, NULL)));
 	KEXPECT_EQ(r[1], 3);	/* the marker, then max_stack addresses */
 	KEXPECT_EQ(r[2], PERF_CONTEXT_USER);
 	KEXPECT_EQ(r[3], regs.rip);
 	KEXPECT_EQ(r[4], 0x403333);
-	r += hdr_of(r)->size / 8;
+	KASSERT((r = next_record(e, r)));
 	KEXPECT_EQ(r[1], 6);
 	KEXPECT_EQ(r[6], 0x403333);
-	r += hdr_of(r)->size / 8;
+	KASSERT((r = next_record(e, r)));
 	KEXPECT_EQ(r[1], 0);	/* nothing left to record */
 	KEXPECT_EQ(hdr_of(r)->size, 16);
 	uspace_destroy(us);
@@ -283,7 +298,8 @@ KTEST(sample_in_nmi_walks_kernel_frames)
 	irq_restore(flags);
 	KASSERT(!nmi_armed);
 
-	const uint64_t *r = record_at(nmi_event, 0), *p = r + 1;
+	const uint64_t *r = next_record(nmi_event, NULL), *p = r + 1;
+	KASSERT(r);
 	KEXPECT_EQ(hdr_of(r)->misc, PERF_RECORD_MISC_KERNEL);
 	KEXPECT_EQ(*p++, nmi_rip);
 	uint64_t nr = *p++;
@@ -320,7 +336,8 @@ KTEST(sample_without_regs_is_the_callers)
 	struct perf_event *e = sample_event(&attr);
 	KASSERT(e);
 	perf_event_output(e, NULL, 0);
-	const uint64_t *r = record_at(e, 0);
+	const uint64_t *r = next_record(e, NULL);
+	KASSERT(r);
 	uint64_t here = (uint64_t)ktest_sample_without_regs_is_the_callers;
 	KEXPECT_EQ(hdr_of(r)->misc, PERF_RECORD_MISC_KERNEL);
 	KEXPECT(r[1] - here < 0x200);
@@ -413,8 +430,10 @@ KTEST(records_of_a_program_to_cpu_wide_events)
 	perf_event_switch(&t, false);
 	perf_event_exit_task(&t);
 
-	const uint64_t *r = record_at(e, 0);
-	const struct perf_event_header *h = hdr_of(r);
+	const uint64_t *r;
+	const struct perf_event_header *h;
+	KASSERT((r = next_record(e, NULL)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_COMM);
 	KEXPECT_EQ(h->misc, PERF_RECORD_MISC_COMM_EXEC);
 	KEXPECT_EQ(h->size, 8 + 8 + 8 + 40);
@@ -422,7 +441,8 @@ KTEST(records_of_a_program_to_cpu_wide_events)
 	KEXPECT(!memcmp(&r[2], "prog\0\0\0\0", 8));
 	KEXPECT(trailer_ok(e, r));
 
-	r += h->size / 8, h = hdr_of(r);
+	KASSERT((r = next_record(e, r)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_MMAP);
 	KEXPECT_EQ(h->misc, PERF_RECORD_MISC_USER);
 	KEXPECT_EQ(h->size, 8 + 32 + 16 + 40);
@@ -432,50 +452,54 @@ KTEST(records_of_a_program_to_cpu_wide_events)
 	KEXPECT(!memcmp(&r[5], "/boot/prog\0\0\0\0\0\0", 16));
 	KEXPECT(trailer_ok(e, r));
 
-	r += h->size / 8, h = hdr_of(r);
+	KASSERT((r = next_record(e, r)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_MMAP);
 	KEXPECT_EQ(h->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
 	KEXPECT_EQ(r[2], 0x403000);
 	KEXPECT_EQ(r[4], 0x2000);
 
-	r += h->size / 8, h = hdr_of(r);
+	KASSERT((r = next_record(e, r)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_MMAP);
 	KEXPECT_EQ(r[2], 0x7000000);
 	KEXPECT_EQ(r[3], 0x3000);
 	KEXPECT_EQ(r[4], 0x7000000);		/* private anonymous: pgoff = address */
 	KEXPECT(!memcmp(&r[5], "//anon\0\0", 8));
 
-	r += h->size / 8, h = hdr_of(r);
+	KASSERT((r = next_record(e, r)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_SWITCH_CPU_WIDE);
 	KEXPECT_EQ(h->misc, PERF_RECORD_MISC_SWITCH_OUT);
 	KEXPECT_EQ(h->size, 8 + 8 + 40);
 	KEXPECT_EQ(r[1], 0);			/* to the idle task */
-	r += h->size / 8, h = hdr_of(r);
+	KASSERT((r = next_record(e, r)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_SWITCH_CPU_WIDE);
 	KEXPECT_EQ(h->misc, 0);
 
-	r += h->size / 8, h = hdr_of(r);
+	KASSERT((r = next_record(e, r)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_EXIT);
 	KEXPECT_EQ(h->size, 8 + 24 + 40);
 	KEXPECT_EQ(r[1], 42);			/* pid 42, ppid 0 */
 	KEXPECT_EQ(r[2], 42);			/* tid 42, ptid 0 */
 	KEXPECT(r[3] && r[3] <= perf_clock());
 	KEXPECT(trailer_ok(e, r));
-	r += h->size / 8;
-	KEXPECT_EQ((const char *)r - (const char *)e->rb->data, e->rb->user_page->data_head);
+	KEXPECT(!next_record(e, r));
 
 	/* mmap2 alone: the executable mappings only, the MMAP2 layout, EXIT. */
-	r = record_at(m2, 0), h = hdr_of(r);
+	KASSERT((r = next_record(m2, NULL)));
+	h = hdr_of(r);
 	KEXPECT_EQ(h->type, PERF_RECORD_MMAP2);
 	KEXPECT_EQ(h->size, 8 + 64 + 16 + 40);
 	KEXPECT_EQ(r[2], 0x400000);
 	KEXPECT_EQ(r[5], 0);			/* maj, min */
 	KEXPECT_EQ(r[8], (uint64_t)MAP_PRIVATE << 32 | (PROT_READ | PROT_EXEC));
 	KEXPECT(!memcmp(&r[9], "/boot/prog\0\0\0\0\0\0", 16));
-	r += h->size / 8;
+	KASSERT((r = next_record(m2, r)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_EXIT);	/* any task-tracking bit asks */
-	r += hdr_of(r)->size / 8;
-	KEXPECT_EQ((const char *)r - (const char *)m2->rb->data, m2->rb->user_page->data_head);
+	KEXPECT(!next_record(m2, r));
 	KEXPECT_EQ(off->rb->user_page->data_head, 0);	/* off: nothing */
 
 	uspace_destroy(t.us);
@@ -491,14 +515,15 @@ KTEST(records_throttle_and_lost_samples)
 	perf_log_throttle(e, false);
 	perf_log_throttle(e, true);
 	perf_log_lost_samples(e, 7);
-	const uint64_t *r = record_at(e, 0);
+	const uint64_t *r;
+	KASSERT((r = next_record(e, NULL)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_THROTTLE);
 	KEXPECT_EQ(hdr_of(r)->size, 32 + 40);
 	KEXPECT(r[1] && r[2] == e->id && r[3] == e->id);
 	KEXPECT(trailer_ok(e, r));
-	r += hdr_of(r)->size / 8;
+	KASSERT((r = next_record(e, r)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_UNTHROTTLE);
-	r += hdr_of(r)->size / 8;
+	KASSERT((r = next_record(e, r)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_LOST_SAMPLES);
 	KEXPECT_EQ(hdr_of(r)->size, 16 + 40);
 	KEXPECT_EQ(r[1], 7);
@@ -531,20 +556,20 @@ KTEST(records_synthesized_for_a_new_buffer)
 	current = saved;
 	irq_restore(flags);
 
-	const uint64_t *r = record_at(e, 0);
+	const uint64_t *r;
+	KASSERT((r = next_record(e, NULL)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_COMM);
 	KEXPECT_EQ(hdr_of(r)->misc, 0);
 	KEXPECT_EQ(r[1], 43ull << 32 | 43);
 	KEXPECT_EQ(r[hdr_of(r)->size / 8 - 5], 43ull << 32 | 43);	/* TID of current */
-	r += hdr_of(r)->size / 8;
+	KASSERT((r = next_record(e, r)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_MMAP);
 	KEXPECT(!memcmp(&r[5], "/boot/synth\0", 12));
-	r += hdr_of(r)->size / 8;
+	KASSERT((r = next_record(e, r)));
 	KEXPECT_EQ(hdr_of(r)->type, PERF_RECORD_MMAP);
 	KEXPECT_EQ(r[2], 0x7ff000);
 	KEXPECT(!memcmp(&r[5], "[stack]\0", 8));
-	r += hdr_of(r)->size / 8;
-	KEXPECT_EQ((const char *)r - (const char *)e->rb->data, e->rb->user_page->data_head);
+	KEXPECT(!next_record(e, r));
 	uspace_destroy(t.us);
 	sb_free(e);
 }

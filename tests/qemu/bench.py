@@ -16,6 +16,13 @@ import run  # noqa: E402
 
 FIGURE = re.compile(r"#\s*bench:\s*(\S+)\s+(\d+)\s*$")
 
+# What the figures that are not one call's cost measure (user/tests/bench.c says how).
+NOTES = {
+    "itrace_insn": "guest instructions a traced user instruction costs on top of itself",
+    "itrace_insn_slowpath": "the same with every #DB step through the C trap path",
+    "itrace_flush": "ioctl(PERF_EVENT_IOC_FLUSH) of a traced task, ~300 instructions buffered",
+}
+
 
 def figures(log_text, program):
     """{name: guest instructions} from the program's `# bench: NAME N` lines, in print order,
@@ -92,6 +99,9 @@ def main():
         mine, ref = results["pmuos"].get(name), results["linux"].get(name)
         ratio = f"{mine / ref:.2f}" if mine is not None and ref else "-"
         print(f"bench: {name} pmuos={cell(mine)} linux={cell(ref)} ratio={ratio}")
+    for name in names:
+        if name in NOTES:
+            print(f"# {name}: {NOTES[name]}")
     for p in problems:
         print(f"bench.py: {p}", file=sys.stderr)
     if not names:

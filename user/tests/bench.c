@@ -1,7 +1,9 @@
 /* user/tests/bench.c: guest-instruction cost of system calls and perf reads (rdtsc under QEMU -icount shift=0,sleep=off). */
 #include "ktap.h"
 #include "perf.h"
+#include "itrace_decode.h"
 
+#include <pmuos/perf_ext.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -156,4 +158,94 @@ TEST(rdpmc_self_read)
 	report("rdpmc_read", best);
 	munmap(pc, PERF_PAGE);
 	close(fd);
+}
+
+/* ---- itrace (pmuos's instruction tracer): what tracing costs ---- */
+
+#define TRACE_RUNS 5
+#define TRACE_TURNS 3000 /* 9000 traced instructions: two internal buffers forwarded, and more */
+
+static void trace_loop(long n)
+{
+	asm volatile("1: dec %0\n\t"
+		     "nop\n\t"
+		     "jnz 1b"
+		     : "+r"(n));
+}
+
+/* The fewest TSC ticks of TRACE_TURNS turns, traced by t (NULL: not traced). */
+static uint64_t loop_ticks(struct itrace *t)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < TRACE_RUNS; i++) {
+		if (t)
+			ASSERT_EQ(perf_ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		uint64_t t0 = perf_rdtsc();
+		trace_loop(TRACE_TURNS);
+		uint64_t d = perf_rdtsc() - t0;
+		if (t) {
+			ASSERT_EQ(perf_ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+			ASSERT_GT(itrace_read(t, NULL, NULL), 3 * TRACE_TURNS);
+		}
+		best = d < best ? d : best;
+	}
+	return best;
+}
+
+/* Guest instructions a traced user instruction costs on top of itself, averaged over a loop:
+ * the #DB steps, the packets, the forwarding of full buffers into the AUX area. */
+static void itrace_per_insn(const char *name, uint64_t config)
+{
+	struct itrace t;
+
+	if (itrace_pmu_type() < 0)
+		SKIP("no itrace PMU: a pmuos one");
+	ASSERT_EQ(itrace_open(&t, config, 8, 16, false), 0);
+	uint64_t plain = loop_ticks(NULL), traced = loop_ticks(&t);
+	uint64_t n = 3 * TRACE_TURNS;
+	ktap_print("bench: %s %llu", name, (unsigned long long)((traced - plain + n / 2) / n));
+	itrace_close(&t);
+}
+
+TEST(itrace_per_instruction)
+{
+	itrace_per_insn("itrace_insn", 0);
+}
+
+/* The same through the C trap path only (config slowpath): what the fast #DB stub saves. */
+TEST(itrace_per_instruction_slow_path)
+{
+	itrace_per_insn("itrace_insn_slowpath", ITRACE_CONFIG_SLOWPATH);
+}
+
+/* PERF_EVENT_IOC_FLUSH of a traced task with some 340 bytes of packets buffered (300
+ * instructions): the system call, the copy into the AUX area, PERF_RECORD_AUX, and the step
+ * of the rdtsc before it. */
+TEST(itrace_flush)
+{
+	struct itrace t;
+	uint64_t best = UINT64_MAX;
+
+	if (itrace_pmu_type() < 0)
+		SKIP("no itrace PMU: a pmuos one");
+	ASSERT_EQ(itrace_open(&t, ITRACE_CONFIG_NOTIMER, 8, 16, false), 0);
+	for (int i = 0; i < RUNS; i++) {
+		long ax = SYS_ioctl;
+
+		ASSERT_EQ(perf_ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		trace_loop(100);
+		uint64_t t0 = perf_rdtsc();
+		asm volatile("syscall"
+			     : "+a"(ax)
+			     : "D"((long)t.fd), "S"((long)PERF_EVENT_IOC_FLUSH), "d"(0L)
+			     : "rcx", "r11", "memory");
+		uint64_t d = perf_rdtsc() - t0;
+		ASSERT_EQ(ax, 0);
+		ASSERT_EQ(perf_ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		ASSERT_GT(itrace_read(&t, NULL, NULL), 300); /* room for the next */
+		best = d < best ? d : best;
+	}
+	report("itrace_flush", best);
+	itrace_close(&t);
 }

@@ -628,6 +628,57 @@ TEST(user_stack_of_size_zero)
 	close(fd);
 }
 
+/*
+ * cpu-clock samples taken in the kernel, during syscalls: kernel frames behind their marker,
+ * then the task's user frames from the registers it entered the kernel with, which are
+ * REGS_USER too; REGS_INTR are the kernel's.
+ */
+TEST(kernel_samples_of_syscalls)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	attr.sample_period = 10000; /* ns */
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			   PERF_SAMPLE_REGS_INTR;
+	attr.sample_regs_user = 1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_CS;
+	attr.sample_regs_intr = attr.sample_regs_user;
+	attr.exclude_user = 1;
+	attr.disabled = 1;
+	int fd = open_event(&attr, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 16);
+	const struct perf_event_header *h;
+	uint64_t pos = 0;
+	int samples = 0;
+	struct sample s;
+
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	for (int i = 0; i < 3000; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, record, sizeof(record)))) {
+		parse(&attr, h, &s);
+		EXPECT_EQ(h->misc, PERF_RECORD_MISC_KERNEL); /* exclude_user */
+		EXPECT_TRUE(s.ip >= 0xffff800000000000ULL);
+		ASSERT_GE(s.nr, 4);
+		EXPECT_EQ(s.ips[0], PERF_CONTEXT_KERNEL);
+		EXPECT_EQ(s.ips[1], s.ip);
+		uint64_t k = 2;
+		while (k < s.nr && s.ips[k] != PERF_CONTEXT_USER)
+			EXPECT_TRUE(s.ips[k++] >= 0xffff800000000000ULL);
+		ASSERT_LT(k + 1, s.nr);
+		EXPECT_EQ(s.abi_user, PERF_SAMPLE_REGS_ABI_64);
+		EXPECT_EQ(s.ips[k + 1], s.regs_user[0]); /* the user ip, after the syscall */
+		EXPECT_EQ(s.regs_user[1], 0x33);
+		EXPECT_EQ(s.abi_intr, PERF_SAMPLE_REGS_ABI_64);
+		EXPECT_EQ(s.regs_intr[0], s.ip);
+		EXPECT_EQ(s.regs_intr[1], 0x10); /* __KERNEL_CS */
+		samples++;
+	}
+	ktap_print("%d kernel samples", samples);
+	EXPECT_GT(samples, 0);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
 /* RAW and AUX can be asked of any event: fixed stand-ins follow. */
 TEST(raw_and_aux_without_a_source)
 {

@@ -1,0 +1,482 @@
+/* itrace: an instruction tracer for user mode on any x86-64 CPU, written
+ * as a hardware tracer's driver would be (Intel PT's, say): it records the
+ * address of every user-mode instruction of the traced task as packets in
+ * its own 4 KiB buffer, and forwards that buffer into the event's AUX area
+ * (perf_aux_output_begin/skip/end) only when it fills, when its timer
+ * fires (1 ms after the first packet of a chunk) or on PERF_EVENT_IOC_FLUSH.
+ * The packet format is in include/uapi/pmuos/itrace.h and the README.
+ *
+ * How it sees instructions: RFLAGS.TF, a #DB after each user instruction.
+ * The instruction recorded is the one about to run: at each return to user
+ * mode (itrace_user_exit, after signal delivery), the return address when
+ * it is new (not the one recorded last; after a #DB step always: a REP
+ * string instruction steps in place). A fault or an interrupt returns to
+ * an instruction already recorded; SYSCALL clears TF (SFMASK) and
+ * returns through IRET (sysret_safe), so the instruction after it is not
+ * reached by a #DB but by that return; a signal handler is new, and so is
+ * the point sigreturn goes back to.
+ *
+ * TF is itrace's only between its return to user mode and the next entry:
+ * itrace_user_entry takes it off the saved frame, so signal frames,
+ * sigreturn and the sample registers see the program's own. A program
+ * that sets TF itself still gets SIGTRAP, traced or not.
+ *
+ * The fast path: most steps end in itrace_debug_entry, a #DB stub of 20
+ * instructions that appends a one-byte packet to the open block (23 when it
+ * opens the next block with FULL) and returns; the rest (a far jump, a full
+ * buffer, the program's own TF, a kernel-mode #DB) go on to entry.asm's
+ * stub and itrace_debug_trap. The simulated PMU never sees the stub's
+ * kernel entry, so the stub moves pmu_sim_user_tsc on by its own length:
+ * its instructions count as kernel ones, and exclude_kernel counts of
+ * traced code stay exact. */
+#include "itrace.h"
+#include "../idt.h"
+#include "../panic.h"
+#include "../timer.h"
+#include "../tsc.h"
+#include "../lib/string.h"
+#include "../mm/kmalloc.h"
+#include "../mm/paging.h"
+#include "../perf/internal.h"
+#include <asm-generic/errno.h>
+#include <pmuos/itrace.h>
+
+#define NO_IP		(~0ull)		/* no user address: nothing recorded yet */
+#define NS_PER_US	1000ul
+#define DEFAULT_PERIOD_US	1000
+
+/* The fast path's state; C reads and writes it too, interrupts off. */
+struct itrace_fast {
+	uint8_t *pos;		/* where the next packet goes */
+	uint8_t *end;		/* the open block's end, the stub writes below it; NULL: off */
+	uint64_t last_ip;	/* the last packet's address */
+	uint8_t *limit;		/* the stub opens blocks below this; NULL: none */
+};
+static_assert(offsetof(struct itrace_fast, end) == 8, "itrace_debug_entry");
+static_assert(offsetof(struct itrace_fast, last_ip) == 16, "itrace_debug_entry");
+static_assert(offsetof(struct itrace_fast, limit) == 24, "itrace_debug_entry");
+struct itrace_fast itrace_fast;
+
+struct itrace {
+	struct perf_event *e;
+	uint8_t *buf;		/* ITRACE_BUF_SIZE: the "hardware" buffer */
+	uint8_t *blk_end;	/* the open block's end (pos == blk_end: none open), while
+				 * the stub is off: it keeps its own in itrace_fast.end */
+	uint64_t period;	/* flush timer, TSC ticks; 0: none */
+	struct timer timer;
+	bool tracing;		/* started: this is itrace_current */
+	bool stepped;		/* this kernel entry is one of its #DB steps */
+	bool lost;		/* a chunk was dropped: the next one says PARTIAL */
+	bool slow;		/* config slowpath: no fast path */
+	bool logged;		/* PERF_RECORD_ITRACE_START written */
+};
+
+struct itrace *itrace_current;
+bool itrace_tf_ours;
+static struct perf_event *itrace_owner;	/* one itrace event at a time */
+
+/* What setup_aux gives the core: where the AUX pages are. */
+struct itrace_aux {
+	void **pages;
+	uint64_t size;
+	bool overwrite;
+};
+
+/* ---- the fast path ---- */
+
+/*
+ * Two cases go through the #DB stub alone: a one-byte packet (SHORT or BACK)
+ * into the open block, and a FULL opening the next block of the buffer when
+ * the open one is full (the common way a block ends in a loop). The rest
+ * bails out to entry.asm's stub (isr_stubs[1]), trap_dispatch and
+ * itrace_debug_trap: a delta of 0 or beyond -64..127, a full buffer, the
+ * stub off (end and limit NULL), a kernel-mode #DB.
+ *
+ * The instruction counts in the comments are what the stub moves
+ * pmu_sim_user_tsc on by: each path's instructions up to and with its
+ * IRETQ, or up to its jump to entry.asm's stub (whose TRAP_ENTRY_INSNS the
+ * model knows already).
+ */
+void itrace_debug_entry(void);
+__asm__(".pushsection .text\n"
+	".globl itrace_debug_entry\n"
+	".p2align 4\n"
+	"itrace_debug_entry:\n"
+	"	testb $3, 8(%rsp)\n"			/* 1: the CS of the trap frame */
+	"	jz 9f\n"				/* 2: kernel mode */
+	"	push %rax\n"				/* 3 */
+	"	push %rcx\n"				/* 4 */
+	"	mov 16(%rsp), %rcx\n"			/* 5: the next user RIP */
+	"	sub itrace_fast+16(%rip), %rcx\n"	/* 6: its distance from the last */
+	"	mov itrace_fast(%rip), %rax\n"		/* 7 */
+	"	cmp itrace_fast+8(%rip), %rax\n"	/* 8: room in the open block? */
+	"	jae 5f\n"				/* 9 */
+	"	mov %cl, (%rax)\n"			/* 10: SHORT or BACK, if it is one */
+	"	lea 64(%rcx), %rax\n"			/* 11 */
+	"	cmp $191, %rax\n"			/* 12: -64..127 */
+	"	ja 2f\n"				/* 13 */
+	"	jrcxz 1f\n"				/* 14: 0 is REPEAT */
+	"	incq itrace_fast(%rip)\n"		/* 15 */
+	"	add %rcx, itrace_fast+16(%rip)\n"	/* 16 */
+	"	addq $20, pmu_sim_user_tsc(%rip)\n"	/* 17 */
+	"	pop %rcx\n"				/* 18 */
+	"	pop %rax\n"				/* 19 */
+	"	iretq\n"				/* 20 */
+	"5:	cmp itrace_fast+24(%rip), %rax\n"	/* 10: room for a block? */
+	"	jae 3f\n"				/* 11 */
+	"	movb $0x88, (%rax)\n"			/* 12: ITRACE_FULL */
+	"	mov 16(%rsp), %rcx\n"			/* 13 */
+	"	mov %rcx, 1(%rax)\n"			/* 14 */
+	"	mov %rcx, itrace_fast+16(%rip)\n"	/* 15 */
+	"	lea 9(%rax), %rcx\n"			/* 16 */
+	"	mov %rcx, itrace_fast(%rip)\n"		/* 17 */
+	"	add $64, %rax\n"			/* 18: ITRACE_BLOCK */
+	"	mov %rax, itrace_fast+8(%rip)\n"	/* 19 */
+	"	addq $23, pmu_sim_user_tsc(%rip)\n"	/* 20 */
+	"	pop %rcx\n"				/* 21 */
+	"	pop %rax\n"				/* 22 */
+	"	iretq\n"				/* 23 */
+	"1:	pop %rcx\n"
+	"	pop %rax\n"
+	"	addq $18, pmu_sim_user_tsc(%rip)\n"	/* 14 + 4 */
+	"	jmp *isr_stubs+8(%rip)\n"
+	"2:	pop %rcx\n"
+	"	pop %rax\n"
+	"	addq $17, pmu_sim_user_tsc(%rip)\n"	/* 13 + 4 */
+	"	jmp *isr_stubs+8(%rip)\n"
+	"3:	pop %rcx\n"
+	"	pop %rax\n"
+	"	addq $15, pmu_sim_user_tsc(%rip)\n"	/* 11 + 4 */
+	"	jmp *isr_stubs+8(%rip)\n"
+	"9:	jmp *isr_stubs+8(%rip)\n"
+	".popsection\n");
+static_assert(ITRACE_FULL == 0x88 && ITRACE_BLOCK == 64, "itrace_debug_entry");
+
+/* The stub stops: C takes the open block's end back (only the FULL path,
+ * which needs limit, moves it). */
+static void fast_off(struct itrace *it)
+{
+	if (itrace_fast.limit)
+		it->blk_end = itrace_fast.end;
+	itrace_fast.end = itrace_fast.limit = NULL;
+}
+
+/* The stub may run while the tracer traces with TF its own; it opens no
+ * chunk (emit arms the timer for that). */
+static void fast_on(struct itrace *it)
+{
+	if (it->tracing && itrace_tf_ours && !it->slow) {
+		itrace_fast.end = it->blk_end;
+		if (itrace_fast.pos != it->buf)
+			itrace_fast.limit = it->buf + ITRACE_BUF_SIZE;
+	}
+}
+
+/* ---- packets ---- */
+
+static unsigned encode(uint8_t *p, uint64_t ip, int64_t d, bool full)
+{
+	if (full || d != (int32_t)d) {
+		p[0] = ITRACE_FULL;
+		memcpy(p + 1, &ip, 8);
+		return 9;
+	}
+	if (!d) {
+		p[0] = ITRACE_REPEAT;
+		return 1;
+	}
+	if (d >= ITRACE_BACK_MIN && d <= ITRACE_SHORT_MAX) {
+		p[0] = (uint8_t)d;
+		return 1;
+	}
+	if (d == (int16_t)d) {
+		int16_t v = d;
+		p[0] = ITRACE_DELTA16;
+		memcpy(p + 1, &v, 2);
+		return 3;
+	}
+	int32_t v = d;
+	p[0] = ITRACE_DELTA32;
+	memcpy(p + 1, &v, 4);
+	return 5;
+}
+
+static void forward(struct itrace *it);
+
+/* Append the packet of one instruction; a block that cannot hold it is
+ * padded and a new one starts with FULL; a full buffer is forwarded. */
+static void emit(struct itrace *it, uint64_t ip)
+{
+	struct itrace_fast *f = &itrace_fast;
+	uint8_t pkt[ITRACE_MAX_PACKET];
+	bool open = f->pos < it->blk_end;
+	unsigned n = encode(pkt, ip, ip - f->last_ip, !open);
+
+	if (!open || f->pos + n > it->blk_end) {
+		memset(f->pos, ITRACE_PAD, it->blk_end - f->pos);
+		f->pos = it->blk_end;
+		if (f->pos == it->buf + ITRACE_BUF_SIZE)
+			forward(it);
+		if (f->pos == it->buf && it->period)
+			timer_add(&it->timer, rdtsc() + it->period);
+		it->blk_end = f->pos + ITRACE_BLOCK;
+		n = encode(pkt, ip, 0, true);
+	}
+	memcpy(f->pos, pkt, n);
+	f->pos += n;
+	f->last_ip = ip;
+}
+
+/* ---- forwarding into the AUX area ---- */
+
+/* len bytes of src (NULL: PAD) at AUX position pos, round the end. */
+static void aux_write(const struct itrace_aux *a, uint64_t pos, const uint8_t *src, uint64_t len)
+{
+	while (len) {
+		uint64_t at = pos & (a->size - 1), off = at % PAGE_SIZE;
+		uint64_t n = MIN(len, PAGE_SIZE - off);
+		uint8_t *dst = (uint8_t *)a->pages[at / PAGE_SIZE] + off;
+		if (src) {
+			memcpy(dst, src, n);
+			src += n;
+		} else {
+			memset(dst, ITRACE_PAD, n);
+		}
+		pos += n;
+		len -= n;
+	}
+}
+
+/* The internal buffer goes out as one chunk, starting at a block boundary
+ * of the AUX area: the bytes up to it are skipped (and padded). */
+static void forward(struct itrace *it)
+{
+	struct itrace_fast *f = &itrace_fast;
+	uint64_t n, drop = 0;
+	struct perf_output_handle h;
+	struct itrace_aux *a;
+
+	fast_off(it);
+	n = f->pos - it->buf;
+	if (!n)
+		goto reset;
+	if (!(a = perf_aux_output_begin(&h, it->e))) {
+		it->lost = true;	/* nowhere to go: lost */
+		goto reset;
+	}
+	uint64_t pad = -h.head & (ITRACE_BLOCK - 1);
+	if (pad <= h.size)
+		aux_write(a, h.head, NULL, pad);
+	if (perf_aux_output_skip(&h, pad)) {
+		perf_aux_output_flag(&h, PERF_AUX_FLAG_TRUNCATED);
+		perf_aux_output_end(&h, 0);
+		goto reset;
+	}
+	if (n > h.size) {
+		if (a->overwrite) {
+			/* The chunk's oldest blocks, which its newest would
+			 * overwrite anyway. */
+			drop = ALIGN_UP(n - h.size, ITRACE_BLOCK);
+		} else {
+			/* The reader has not made room: what fits, whole
+			 * blocks; nothing unread is overwritten. */
+			n = ALIGN_DOWN(h.size, ITRACE_BLOCK);
+			perf_aux_output_flag(&h, PERF_AUX_FLAG_TRUNCATED);
+		}
+	}
+	if (it->lost)
+		perf_aux_output_flag(&h, PERF_AUX_FLAG_PARTIAL);
+	it->lost = false;
+	aux_write(a, h.head, it->buf + drop, n - drop);
+	perf_aux_output_end(&h, n - drop);
+reset:
+	f->pos = it->blk_end = it->buf;	/* the next packet opens a block: FULL */
+	timer_del(&it->timer);
+}
+
+static void flush_timer(struct timer *t, struct pt_regs *regs)
+{
+	forward(container_of(t, struct itrace, timer));
+}
+
+/* ---- the hooks ---- */
+
+bool itrace_debug_trap(struct pt_regs *regs)
+{
+	struct itrace *it = itrace_current;
+
+	if (!it)
+		return false;
+	it->stepped = true;	/* itrace_user_exit records the next instruction */
+	return itrace_tf_ours;
+}
+
+void __itrace_user_exit(struct pt_regs *regs)
+{
+	struct itrace *it = itrace_current;
+
+	itrace_tf_ours = false;
+	if (!it)
+		return;			/* (the stub went off as the tracer stopped) */
+	fast_off(it);
+	if (it->stepped || regs->rip != itrace_fast.last_ip)
+		emit(it, regs->rip);
+	it->stepped = false;
+	if (!(regs->rflags & X86_EFLAGS_TF)) {
+		regs->rflags |= X86_EFLAGS_TF;
+		itrace_tf_ours = true;
+	}
+	fast_on(it);
+}
+
+/* ---- struct pmu ---- */
+
+static struct pmu itrace_pmu;
+
+static void itrace_destroy(struct perf_event *e)
+{
+	struct itrace *it = e->pmu_private;
+
+	assert(!it->tracing);
+	timer_del(&it->timer);
+	kfree(it->buf);
+	kfree(it);
+	itrace_owner = NULL;
+}
+
+static int itrace_event_init(struct perf_event *e)
+{
+	uint64_t config = e->attr.config;
+
+	if (e->attr.type != (uint32_t)itrace_pmu.type)
+		return -ENOENT;
+	if ((config & ~ITRACE_CONFIG_MASK) || e->attr.exclude_user)
+		return -EINVAL;		/* user mode is all it traces */
+	if (itrace_owner)
+		return -EBUSY;		/* one tracer: Linux's exclusive PMUs */
+	struct itrace *it = kzalloc(sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	if (!(it->buf = kmalloc(ITRACE_BUF_SIZE))) {
+		kfree(it);
+		return -ENOMEM;
+	}
+	uint64_t us = config & ITRACE_CONFIG_PERIOD;
+	if (!(config & ITRACE_CONFIG_NOTIMER))
+		it->period = ns_to_tsc((us ? us : DEFAULT_PERIOD_US) * NS_PER_US);
+	it->slow = config & ITRACE_CONFIG_SLOWPATH;
+	it->e = e;
+	it->timer.fn = flush_timer;
+	e->pmu_private = it;
+	e->destroy = itrace_destroy;
+	itrace_owner = e;
+	return 0;
+}
+
+static void itrace_start(struct perf_event *e, int flags)
+{
+	struct itrace *it = e->pmu_private;
+	struct perf_output_handle h;
+
+	/* As a hardware tracer: only with an AUX area to write to (and
+	 * room, or the core disables the event). */
+	if (!perf_aux_output_begin(&h, e)) {
+		e->hw.state = PERF_HES_STOPPED;
+		return;
+	}
+	perf_aux_output_end(&h, 0);
+	e->hw.state = 0;
+	if (!it->logged)
+		perf_log_itrace_start(e);
+	it->logged = true;
+	it->tracing = true;
+	it->stepped = false;
+	itrace_fast = (struct itrace_fast){ .pos = it->buf, .last_ip = NO_IP };
+	it->blk_end = it->buf;
+	itrace_current = it;
+}
+
+/* What the buffer holds goes out as the tracer stops. */
+static void itrace_stop(struct perf_event *e, int flags)
+{
+	struct itrace *it = e->pmu_private;
+
+	if (it->tracing) {
+		it->tracing = false;
+		itrace_current = NULL;
+		forward(it);		/* (and the stub goes off) */
+	}
+	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static int itrace_add(struct perf_event *e, int flags)
+{
+	e->hw.state = PERF_HES_STOPPED;
+	if (flags & PERF_EF_START)
+		itrace_start(e, 0);
+	return 0;
+}
+
+static void itrace_del(struct perf_event *e, int flags)
+{
+	itrace_stop(e, PERF_EF_UPDATE);
+}
+
+static void itrace_read(struct perf_event *e)
+{
+}
+
+/* PERF_EVENT_IOC_FLUSH (seed 000): what was traced before the call is in
+ * the rings when it returns. */
+static void itrace_flush(struct perf_event *e)
+{
+	struct itrace *it = e->pmu_private;
+	uint64_t flags = irq_save();
+
+	if (it->tracing)
+		forward(it);
+	irq_restore(flags);
+}
+
+static void *itrace_setup_aux(struct perf_event *e, void **pages, int nr_pages, bool overwrite)
+{
+	struct itrace_aux *a = kmalloc(sizeof(*a));
+
+	if (a)
+		*a = (struct itrace_aux){ pages, (uint64_t)nr_pages * PAGE_SIZE, overwrite };
+	return a;
+}
+
+static void itrace_free_aux(void *aux)
+{
+	kfree(aux);
+}
+
+static const struct pmu_attr itrace_format[] = {
+	{ "period", "config:0-15" },
+	{ "notimer", "config:16" },
+	{ "slowpath", "config:17" },
+	{ NULL },
+};
+
+static struct pmu itrace_pmu = {
+	.name = PMUOS_ITRACE_PMU_NAME,
+	.type = -1,
+	.capabilities = PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_AUX_OUTPUT,
+	.format = itrace_format,
+	.event_init = itrace_event_init,
+	.add = itrace_add,
+	.del = itrace_del,
+	.start = itrace_start,
+	.stop = itrace_stop,
+	.read = itrace_read,
+	.flush = itrace_flush,
+	.setup_aux = itrace_setup_aux,
+	.free_aux = itrace_free_aux,
+};
+
+void itrace_init(void)
+{
+	perf_pmu_register(&itrace_pmu);
+	idt_set_handler(X86_TRAP_DB, itrace_debug_entry);
+}

@@ -1,0 +1,152 @@
+/* user/fuzz/fuzz.h: the perf syscall fuzzer's shared state (after perf_fuzzer, Weaver et al.):
+ * the seeded generator, the descriptors and mappings it made, the call trace and the tallies. */
+#ifndef USER_FUZZ_H
+#define USER_FUZZ_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FZ_PAGE		4096UL
+#define FZ_FDS		256		/* pmuos's NR_FDS; the fuzzer uses 3.. */
+#define FZ_ARENA_PAGES	8192		/* 32 MiB where every perf mapping goes (MAP_FIXED) */
+#define FZ_TRACE	64		/* calls kept for the failure report */
+
+/* ---- the generator: splitmix64, so one seed gives one sequence ---- */
+
+extern uint64_t fz_state;
+
+static inline uint64_t fz_rand(void)
+{
+	uint64_t z = (fz_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* 0 .. n-1 (n > 0) */
+static inline uint64_t fz_below(uint64_t n)
+{
+	return fz_rand() % n;
+}
+
+/* true once in n */
+static inline bool fz_one_in(uint64_t n)
+{
+	return fz_below(n) == 0;
+}
+
+/* A value of "interesting" shape: small, a power of two and its neighbours, all ones... */
+uint64_t fz_value(void);
+/* One of the list's n values. */
+#define FZ_PICK(list) ((list)[fz_below(sizeof(list) / sizeof((list)[0]))])
+
+/* ---- what the fuzzer holds ---- */
+
+struct fz_fd {
+	bool open;
+	bool backward;		/* the event writes its ring backward (attr.write_backward) */
+};
+extern struct fz_fd fz_fds[FZ_FDS];
+extern int fz_open_count;
+extern int fz_persistent_type;	/* -1: none (not pmuos) */
+extern uint32_t fz_pmu_types[16];	/* every PMU's type from /sys/bus/event_source */
+extern int fz_nr_pmu_types;
+
+/* A perf fd the fuzzer holds (or -1 when none), or now and then any number. */
+int fz_pick_fd(void);
+/* Only one the fuzzer holds, or -1. */
+int fz_pick_open_fd(void);
+void fz_fd_opened(int fd, bool backward);
+void fz_fd_closed(int fd);
+
+/* Persistent event ids the fuzzer made (for reopens), and cleanup at the end. */
+void fz_persistent_note(uint64_t id);
+uint64_t fz_persistent_pick(void);
+int fz_persistent_count(void);
+/* Forget the ids noted (after a release). */
+void fz_persistent_reset(void);
+/* Reopen, ATTACH and close every persistent event not in the baseline list; returns how
+ * many could not be. */
+int fz_persistent_release(void);
+/* Remember the persistent events that existed before the run. */
+void fz_persistent_baseline(void);
+
+/* ---- memory (mem.c) ---- */
+
+void fz_mem_init(void);
+/* A pointer for the kernel to read len bytes of from: mostly buf itself, else NULL, unmapped,
+ * kernel, non-canonical, or a copy of buf straddling the end of a page. */
+void *fz_in_ptr(const void *buf, size_t len);
+/* A pointer for the kernel to write len bytes to: scratch memory or a bad pointer. */
+void *fz_out_ptr(size_t len);
+/* A writable scratch buffer of at least 2 pages (contents: anything). */
+void *fz_scratch(void);
+void fz_op_mmap(void);
+void fz_op_munmap(void);
+void fz_op_mprotect(void);
+void fz_op_ctl_write(void);
+void fz_op_ring_read(void);
+void fz_op_ring_check(void);
+void fz_op_work(void);
+void fz_mem_cleanup(void);
+
+/* ---- perf_event_attr (attr.c) ---- */
+
+void fz_random_attr(struct perf_event_attr *attr, size_t *size);
+
+/* ---- the calls (ops.c) ---- */
+
+void fz_op_open(void);
+void fz_op_reopen(void);
+void fz_op_close(void);
+void fz_op_dup(void);
+void fz_op_ioctl(void);
+void fz_op_read(void);
+void fz_op_poll(void);
+void fz_op_fcntl(void);
+void fz_op_prctl(void);
+
+/* ---- the trace and the tallies (trace.c) ---- */
+
+enum fz_call {
+	FZ_OPEN, FZ_CLOSE, FZ_DUP, FZ_IOCTL, FZ_READ, FZ_MMAP, FZ_MUNMAP, FZ_MPROTECT,
+	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_NR_CALLS
+};
+
+/* One call: its arguments as passed (pointers as numbers), the result, and for
+ * perf_event_open the attr's main fields. */
+struct fz_rec {
+	uint64_t n;
+	enum fz_call call;
+	long a[6];
+	long ret;
+	int err;
+	bool has_attr;
+	struct {
+		uint32_t size, type;
+		uint64_t config, sample, flags, sample_type, read_format;
+	} attr;
+};
+
+extern uint64_t fz_calls;		/* calls made so far */
+extern uint64_t fz_trace_from;		/* print every call from this one (verbose) */
+extern uint64_t fz_signals;		/* signals the handlers saw */
+
+/* Begin a trace record for call c (the record stays current until the next begin). */
+struct fz_rec *fz_rec_begin(enum fz_call c);
+/* Its result: ret (and errno when ret is -1); prints it in verbose mode. */
+long fz_rec_end(struct fz_rec *r, long ret);
+void fz_rec_attr(struct fz_rec *r, const struct perf_event_attr *attr, uint32_t size);
+/* The last k records, oldest first, as "# " lines. */
+void fz_trace_dump(int k);
+void fz_stats_print(void);
+
+/* Output through write(2), a line at a time ("# " is the caller's). */
+void fz_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A broken kernel invariant seen from user space: report, dump the trace, fail. */
+__attribute__((noreturn, format(printf, 1, 2))) void fz_fail(const char *fmt, ...);
+
+#endif
