@@ -442,39 +442,55 @@ void perf_remove_from_context(struct perf_event *e)
 	resched();
 }
 
-void perf_event_enable(struct perf_event *e)
+/* The state changes of enabling and disabling, without rescheduling: an
+ * operation on many events (a group, prctl) changes them all, then puts
+ * groups on the PMU once, so no group runs for a moment in between. */
+static bool enable_one(struct perf_event *e)
+{
+	if (e->state != PERF_EVENT_STATE_OFF && e->state != PERF_EVENT_STATE_ERROR)
+		return false;
+	set_state(e, PERF_EVENT_STATE_INACTIVE);
+	/* A sibling of a running group joins it at once (pinned groups do not
+	 * go through rescheduling). */
+	struct perf_event *l = e->group_leader;
+	if (l != e && l->state == PERF_EVENT_STATE_ACTIVE)
+		event_sched_in(e);
+	return true;
+}
+
+static bool disable_one(struct perf_event *e)
+{
+	if (e->state < PERF_EVENT_STATE_INACTIVE)
+		return false;
+	if (e->group_leader == e)
+		group_sched_out(e);
+	else
+		event_sched_out(e);
+	set_state(e, PERF_EVENT_STATE_OFF);
+	return true;
+}
+
+void perf_events_set_enabled(struct perf_event **events, int n, bool enable)
 {
 	uint64_t flags = irq_save();
+	bool changed = false;
 
 	ctx_time_update();
-	if (e->state == PERF_EVENT_STATE_OFF || e->state == PERF_EVENT_STATE_ERROR) {
-		set_state(e, PERF_EVENT_STATE_INACTIVE);
-		struct perf_event *l = e->group_leader;
-		if (l != e && l->state == PERF_EVENT_STATE_ACTIVE)
-			event_sched_in(e);
-		irq_restore(flags);
-		resched();
-		return;
-	}
+	for (int i = 0; i < n; i++)
+		changed |= enable ? enable_one(events[i]) : disable_one(events[i]);
 	irq_restore(flags);
+	if (changed)
+		resched();	/* freed counters go to waiting groups */
+}
+
+void perf_event_enable(struct perf_event *e)
+{
+	perf_events_set_enabled(&e, 1, true);
 }
 
 void perf_event_disable(struct perf_event *e)
 {
-	uint64_t flags = irq_save();
-
-	ctx_time_update();
-	if (e->state >= PERF_EVENT_STATE_INACTIVE) {
-		if (e->group_leader == e)
-			group_sched_out(e);
-		else
-			event_sched_out(e);
-		set_state(e, PERF_EVENT_STATE_OFF);
-		irq_restore(flags);
-		resched();	/* freed counters go to waiting groups */
-		return;
-	}
-	irq_restore(flags);
+	perf_events_set_enabled(&e, 1, false);
 }
 
 void perf_event_read_update(struct perf_event *e)
@@ -516,20 +532,30 @@ void perf_task_exit(struct task *t)
 	perf_persistent_task_exit(t);
 }
 
-/* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened. */
+/* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened,
+ * all changed before any is scheduled. */
 void perf_task_events_enable(struct task *t, bool enable)
 {
 	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, t->perf_ctx };
+	struct perf_event **list;
+	int n = 0, max = 0;
 
+	for (int i = 0; i < 2; i++)
+		if (ctxs[i])
+			max += ctxs[i]->nr_events;
+	if (!max || !(list = kmalloc(max * sizeof(*list))))
+		return;
 	for (int i = 0; i < 2; i++) {
 		if (!ctxs[i])
 			continue;
 		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next) {
-			if (g->owner == t)
-				(enable ? perf_event_enable : perf_event_disable)(g);
+			if (g->owner == t && n < max)
+				list[n++] = g;
 			for_each_sibling(s, g)
-				if (s->owner == t)
-					(enable ? perf_event_enable : perf_event_disable)(s);
+				if (s->owner == t && n < max)
+					list[n++] = s;
 		}
 	}
+	perf_events_set_enabled(list, n, enable);
+	kfree(list);
 }

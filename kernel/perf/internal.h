@@ -110,6 +110,8 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 void perf_remove_from_context(struct perf_event *e);
 void perf_event_enable(struct perf_event *e);
 void perf_event_disable(struct perf_event *e);
+/* Enable or disable n events together: one rescheduling after all. */
+void perf_events_set_enabled(struct perf_event **events, int n, bool enable);
 void perf_event_reset(struct perf_event *e);
 /* Bring e->count and the times up to date. */
 void perf_event_read_update(struct perf_event *e);

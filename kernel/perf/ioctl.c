@@ -5,6 +5,7 @@
 #include "../fd.h"
 #include "../task.h"
 #include "../x86.h"
+#include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
 #include <pmuos/perf_ext.h>
@@ -22,6 +23,28 @@ static void for_each_target(struct perf_event *e, unsigned long flags, event_fn 
 	fn(l);
 	for_each_sibling(s, l)
 		fn(s);
+}
+
+/* ENABLE/DISABLE: with PERF_IOC_FLAG_GROUP the whole group changes at once. */
+static long set_enabled(struct perf_event *e, unsigned long flags, bool enable)
+{
+	struct perf_event *l = e->group_leader, *small[16], **list = small;
+	int n = 0;
+
+	if (!(flags & PERF_IOC_FLAG_GROUP)) {
+		perf_events_set_enabled(&e, 1, enable);
+		return 0;
+	}
+	if (l->nr_siblings + 1 > (int)ARRAY_SIZE(small) &&
+	    !(list = kmalloc((l->nr_siblings + 1) * sizeof(*list))))
+		return -ENOMEM;
+	list[n++] = l;
+	for_each_sibling(s, l)
+		list[n++] = s;
+	perf_events_set_enabled(list, n, enable);
+	if (list != small)
+		kfree(list);
+	return 0;
 }
 
 static long set_period(struct perf_event *e, uint64_t value)
@@ -77,11 +100,9 @@ long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
 {
 	switch (cmd) {
 	case PERF_EVENT_IOC_ENABLE:
-		for_each_target(e, arg, perf_event_enable);
-		return 0;
+		return set_enabled(e, arg, true);
 	case PERF_EVENT_IOC_DISABLE:
-		for_each_target(e, arg, perf_event_disable);
-		return 0;
+		return set_enabled(e, arg, false);
 	case PERF_EVENT_IOC_RESET:
 		for_each_target(e, arg, perf_event_reset);
 		return 0;

@@ -456,7 +456,7 @@ static const struct pmu_attr itrace_format[] = {
 	{ "period", "config:0-15" },
 	{ "notimer", "config:16" },
 	{ "slowpath", "config:17" },
-	{ NULL },
+	{ NULL, NULL },
 };
 
 static struct pmu itrace_pmu = {

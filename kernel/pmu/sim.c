@@ -62,28 +62,22 @@ static void update_counting(void)
 {
 	sim.pmi_counters = 0;
 	for (int c = 0; c < SIM_COUNTERS; c++) {
-		unsigned rings = 0;
-		bool pmi;
+		bool os, usr, pmi;
 		if (c < SIM_GP) {
 			uint64_t sel = sim.eventsel[c];
-			if ((sel & ARCH_PERFMON_EVENTSEL_ENABLE) && event_modelled(sel)) {
-				if (sel & ARCH_PERFMON_EVENTSEL_OS)
-					rings |= BIT_ULL(RING_KERNEL);
-				if (sel & ARCH_PERFMON_EVENTSEL_USR)
-					rings |= BIT_ULL(RING_USER);
-			}
+			bool on = (sel & ARCH_PERFMON_EVENTSEL_ENABLE) && event_modelled(sel);
+			os = on && (sel & ARCH_PERFMON_EVENTSEL_OS);
+			usr = on && (sel & ARCH_PERFMON_EVENTSEL_USR);
 			pmi = sel & ARCH_PERFMON_EVENTSEL_INT;
 		} else {
-			if (fixed_bits(c) & FIXED_CTR_CTRL_OS)
-				rings |= BIT_ULL(RING_KERNEL);
-			if (fixed_bits(c) & FIXED_CTR_CTRL_USR)
-				rings |= BIT_ULL(RING_USER);
+			os = fixed_bits(c) & FIXED_CTR_CTRL_OS;
+			usr = fixed_bits(c) & FIXED_CTR_CTRL_USR;
 			pmi = fixed_bits(c) & FIXED_CTR_CTRL_PMI;
 		}
 		if (!(sim.global_ctrl & sim_status_bit(c)))
-			rings = 0;
-		sim.rings[c] = rings;
-		if (rings && pmi)
+			os = usr = false;
+		sim.rings[c] = (os ? BIT_ULL(RING_KERNEL) : 0) | (usr ? BIT_ULL(RING_USER) : 0);
+		if (sim.rings[c] && pmi)
 			sim.pmi_counters |= BIT_ULL(c);
 	}
 }

@@ -3,12 +3,16 @@
  * the PMI timed with the one-shot LAPIC timer to land exactly on the
  * overflowing instruction, and user RDPMC emulated from its #UD.
  *
- * The PMI is the LAPIC timer's maskable interrupt, handed to the same
- * handler the NMI uses, with interrupts off. Unlike an NMI it waits while
- * interrupts are off: an overflow in such a kernel region is taken when they
- * come back on, and one in the last instructions of a return to user mode at
- * the first user instruction (one already seen is raised before returning).
- * NMI safety is for self-NMI tests to prove. */
+ * The model's timer (timer.c) only makes an interrupt come: after any
+ * interrupt handler, pmu_sim_irq_exit catches the counters up and hands a
+ * pending PMI to the handler the NMI uses, interrupts off. timer.c's own
+ * arming lands a few instructions late, so the model stores the LAPIC count
+ * again from fixed instruction sequences (here for kernel mode, entry.asm on
+ * the way to user mode) whose lengths it knows. Unlike an NMI this interrupt
+ * waits while interrupts are off: an overflow in such a kernel region is
+ * taken when they come back on, one in the last instructions of a return to
+ * user mode at the first user instruction (one already seen is raised
+ * before returning). NMI safety is for self-NMI tests to prove. */
 #include "sim.h"
 #include "pmu.h"
 #include "../apic.h"
@@ -20,11 +24,11 @@
 #include "../mm/uaccess.h"
 #include "../mm/vmalloc.h"
 
-/* QEMU TCG with -icount (DESIGN.md's measurements): a one-shot xAPIC timer
- * given count C by a store at TSC t interrupts just before the instruction
- * at TSC t + C + SIM_LAPIC_LAG. */
+/* QEMU TCG with -icount: a one-shot xAPIC timer given count C by a store
+ * at TSC t interrupts just before the instruction at TSC t + C + 2 (DESIGN.md:
+ * C + 1 instructions after the store; kernel/test/pmu.c checks it). */
 #define SIM_LAPIC_LAG	2
-/* sim_lapic_exact's instructions from its RDTSC to its store. */
+/* lapic_exact's instructions from its RDTSC to its store. */
 #define SIM_ARM_INSNS	7
 /* Beyond this many ticks, arm a re-check instead: the LAPIC count is 32
  * bits, and timer.c's conversion drifts with distance. */
@@ -136,6 +140,7 @@ static void sim_pmi(struct pt_regs *regs)
 	sim.pmi(regs);
 }
 
+/* The interrupt was the point: pmu_sim_irq_exit follows. */
 static void sim_timer_fn(struct timer *t, struct pt_regs *regs)
 {
 }
@@ -150,6 +155,9 @@ void pmu_sim_kernel_entry(uint64_t tsc)
 		sim.in_user = false;
 	}
 	sim.since = tsc;
+	/* Nothing to time: the counters catch up at their next access. */
+	if (!sim.pmi_counters && !sim.timer.pending)
+		return;
 	sim_sync(rdtsc());
 	sim_rearm();	/* kernel-only counters count again, user-only ones stop */
 }
@@ -160,6 +168,10 @@ void pmu_sim_user_return(void)
 
 	if (!x86_pmu_simulated)
 		return;
+	sim.in_user = true;
+	pmu_sim_exit_timer = &lapic_unused;
+	if (!sim.pmi_counters && !sim.pmi_pending && !sim.timer.pending)
+		return;
 	sim_sync(rdtsc());
 	if (sim.pmi_pending) {
 		/* Due while interrupts were off: a PMI in the kernel, now. */
@@ -167,6 +179,7 @@ void pmu_sim_user_return(void)
 			.rip = (uint64_t)__builtin_return_address(0),
 			.cs = GDT_KERNEL_CS, .ss = GDT_KERNEL_DS, .rflags = read_rflags(),
 			.rsp = (uint64_t)__builtin_frame_address(0),
+			.rbp = (uint64_t)__builtin_frame_address(0),
 		};
 		sim_pmi(&regs);
 		sim_sync(rdtsc());
@@ -190,16 +203,15 @@ void pmu_sim_user_return(void)
 	sim_arm(MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + SIM_EXIT_TAIL + rel), 0);
 	pmu_sim_exit_abs = abs == UINT64_MAX ? SIM_NONE : (int64_t)(abs - SIM_LAPIC_LAG);
 	pmu_sim_exit_rel = rel == UINT64_MAX ? SIM_NONE : (int64_t)(rel - SIM_LAPIC_LAG);
-	pmu_sim_exit_timer = first <= sim.sync_tsc + SIM_HORIZON && lapic_may_store(first) ?
-			     sim.lapic_timer_init : &lapic_unused;
-	sim.in_user = true;
+	if (first <= sim.sync_tsc + SIM_HORIZON && lapic_may_store(first))
+		pmu_sim_exit_timer = sim.lapic_timer_init;
 }
 
 /* The model's PMIs are delivered here, after any interrupt handler: its
  * own timer's, or another that came first. */
 void pmu_sim_irq_exit(struct pt_regs *regs)
 {
-	if (!x86_pmu_simulated)
+	if (!x86_pmu_simulated || (!sim.pmi_counters && !sim.pmi_pending))
 		return;
 	sim_sync(rdtsc());
 	sim_pmi(regs);

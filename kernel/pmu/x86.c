@@ -17,7 +17,6 @@ static struct {
 	int rdpmc_users;		/* mapped events: CR4.PCE while > 0 */
 } cpuc;
 
-
 /* A PMI found this many overflows in a row: give up until the next one. */
 #define PMI_MAX_LOOPS	100
 
@@ -99,28 +98,32 @@ static int find_counter(uint64_t config, uint64_t used)
 	return __builtin_ctzll(free);
 }
 
+/* Claim config's counter in *used for validate_group: -EINVAL if none. */
+static int claim_counter(uint64_t config, uint64_t *used)
+{
+	int idx = find_counter(config, *used);
+
+	if (idx < 0)
+		return -EINVAL;
+	*used |= BIT_ULL(idx);
+	return 0;
+}
+
 /* Linux's validate_group(): the group with e must fit an empty PMU, or it
- * could never count (-EINVAL at open, not a silent multiplexing stall). */
+ * could never count (-EINVAL at open, not a silent multiplexing stall).
+ * Siblings that are off do not count, as in Linux's collect_events(). */
 static int validate_group(struct perf_event *e)
 {
 	struct perf_event *leader = e->group_leader;
 	uint64_t used = 0;
 
-	if (leader->pmu == &x86_cpu_pmu) {
-		int idx = find_counter(leader->hw.config, used);
-		if (idx < 0)
+	if (leader->pmu == &x86_cpu_pmu && claim_counter(leader->hw.config, &used))
+		return -EINVAL;
+	for (struct perf_event *s = leader->sibling_next; s; s = s->sibling_next)
+		if (s->pmu == &x86_cpu_pmu && s->state > PERF_EVENT_STATE_OFF &&
+		    claim_counter(s->hw.config, &used))
 			return -EINVAL;
-		used |= BIT_ULL(idx);
-	}
-	for (struct perf_event *s = leader->sibling_next; s; s = s->sibling_next) {
-		if (s->pmu != &x86_cpu_pmu || s->state <= PERF_EVENT_STATE_OFF)
-			continue;
-		int idx = find_counter(s->hw.config, used);
-		if (idx < 0)
-			return -EINVAL;
-		used |= BIT_ULL(idx);
-	}
-	return find_counter(e->hw.config, used) < 0 ? -EINVAL : 0;
+	return claim_counter(e->hw.config, &used);
 }
 
 /* ---- event_init: attr -> hw.config (Linux's x86_pmu_hw_config) ---- */
@@ -290,15 +293,15 @@ static void x86_pmu_event_unmapped(struct perf_event *e)
 
 /* ---- the PMI ---- */
 
-/* Overflowed counters where the vendor has no status register (Intel v1,
- * AMD before PerfMonV2): an armed counter has its top bit set until it
- * wraps (Linux's x86_pmu_handle_irq). */
+/* Overflowed counters: the vendor's status register, else (Intel v1, AMD
+ * before PerfMonV2) the active counters whose top bit cleared: an armed
+ * counter has it set until it wraps (Linux's x86_pmu_handle_irq). */
 static uint64_t overflowed_counters(void)
 {
 	uint64_t status = 0, top = BIT_ULL(x86_pmu.cntval_bits - 1);
 
 	if (x86_pmu.get_status)
-		return x86_pmu.get_status() & cpuc.used;
+		return x86_pmu.get_status();
 	for (uint64_t m = cpuc.active; m; m &= m - 1) {
 		int idx = __builtin_ctzll(m);
 		if (!(pmu_rdmsr(cpuc.events[idx]->hw.event_base) & top))
@@ -318,7 +321,7 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 	handled = status != 0;
 	for (int loops = 0; status && loops < PMI_MAX_LOOPS; loops++) {
 		if (x86_pmu.ack_status)
-			x86_pmu.ack_status(status);
+			x86_pmu.ack_status(status);	/* every bit: no event owns a stray one */
 		for (uint64_t m = status & cpuc.active; m; m &= m - 1) {
 			struct perf_event *e = cpuc.events[__builtin_ctzll(m)];
 			x86_perf_event_update(e);

@@ -22,8 +22,8 @@
 #include <linux/stat.h>
 
 static const struct pmu_attr test_format[] = {
-	{ "event", "config:0-7" }, { "umask", "config:8-15" }, { NULL } };
-static const struct pmu_attr test_events[] = { { "cycles", "event=0x3c" }, { NULL } };
+	{ "event", "config:0-7" }, { "umask", "config:8-15" }, { NULL, NULL } };
+static const struct pmu_attr test_events[] = { { "cycles", "event=0x3c" }, { NULL, NULL } };
 static struct pmu test_pmu = {
 	.name = "ktest", .type = 42, .format = test_format, .events = test_events };
 static struct pmu test_cpu = { .name = "cpu", .type = 4 };
