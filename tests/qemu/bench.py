@@ -21,6 +21,11 @@ NOTES = {
     "itrace_insn": "guest instructions a traced user instruction costs on top of itself",
     "itrace_insn_slowpath": "the same with every #DB step through the C trap path",
     "itrace_flush": "ioctl(PERF_EVENT_IOC_FLUSH) of a traced task, ~300 instructions buffered",
+    "sample_cost": "guest instructions one instructions:u sample (IP, TID, TIME, PERIOD) adds, "
+                   "interrupt entry to return",
+    "cpu_clock_sample_cost": "the same for a cpu-clock sample (hrtimer / LAPIC timer)",
+    "sample_rate_max": "samples per second of guest time kept with no lost record while the "
+                       "reader drains a 64 KiB ring",
 }
 
 

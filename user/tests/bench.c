@@ -6,6 +6,7 @@
 #include <pmuos/perf_ext.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RUNS 200
@@ -248,4 +249,128 @@ TEST(itrace_flush)
 	}
 	report("itrace_flush", best);
 	itrace_close(&t);
+}
+
+/* ---- sampling: what one sample costs, and the rate a reader keeps up with ---- */
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+#define RING_PAGES 16 /* 64 KiB */
+#define SAMPLE_TURNS 400000
+
+static void sample_loop(long n)
+{
+	asm volatile("1: dec %0\n\t"
+		     "nop\n\t"
+		     "jnz 1b"
+		     : "+r"(n));
+}
+
+/* Records of type in the ring since *pos, consumed: data_tail follows. */
+static unsigned drain(struct perf_event_mmap_page *pc, uint64_t *pos, uint32_t type)
+{
+	uint64_t buf[64];
+	unsigned n = 0;
+
+	for (const struct perf_event_header *h; (h = perf_ring_next(pc, pos, buf, sizeof(buf)));)
+		n += h->type == type;
+	__atomic_store_n(&pc->data_tail, *pos, __ATOMIC_RELEASE);
+	return n;
+}
+
+static uint64_t timed_loop(int fd, struct perf_event_mmap_page *pc, unsigned *samples)
+{
+	uint64_t pos = pc ? pc->data_tail : 0;
+
+	if (fd >= 0)
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	uint64_t t0 = perf_rdtsc();
+	sample_loop(SAMPLE_TURNS);
+	uint64_t d = perf_rdtsc() - t0;
+	if (fd >= 0) {
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		*samples = drain(pc, &pos, PERF_RECORD_SAMPLE);
+	}
+	return d;
+}
+
+/* Guest instructions one sample adds to the loop it interrupts: the interrupt (the
+ * simulated PMU's, or an NMI on hardware), the PMI, the record, the return. */
+static void per_sample(const char *name, struct perf_event_attr *attr)
+{
+	unsigned samples = 0;
+	int fd = perf_open(attr, 0, -1, -1, 0);
+
+	if (fd < 0)
+		SKIP("%s cannot sample here", name);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, RING_PAGES);
+	uint64_t plain = timed_loop(-1, NULL, NULL), sampled = timed_loop(fd, pc, &samples);
+	ASSERT_GT(samples, 10);
+	ktap_print("bench: %s %llu", name, (unsigned long long)((sampled - plain) / samples));
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+TEST(sample_cost)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+
+	attr.sample_period = 10000;
+	attr.sample_type = SAMPLE_TYPE;
+	attr.exclude_kernel = 1;
+	attr.disabled = 1;
+	per_sample("sample_cost", &attr);
+}
+
+/* The same with cpu-clock, which Linux has under TCG too: its hrtimer against ours. */
+TEST(cpu_clock_sample_cost)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+
+	attr.sample_period = 20000; /* ns */
+	attr.sample_type = SAMPLE_TYPE;
+	attr.exclude_kernel = 1;
+	attr.disabled = 1;
+	per_sample("cpu_clock_sample_cost", &attr);
+}
+
+/* The highest rate (samples per second of guest time) a reader draining a 64 KiB ring after
+ * every 100k-instruction stretch keeps with no lost record and no throttling. */
+TEST(sample_rate_max)
+{
+	static const uint64_t periods[] = { 100000, 30000, 10000, 3000, 1000, 300 };
+	double best = 0;
+
+	for (unsigned i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		struct perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+		attr.sample_period = periods[i];
+		attr.sample_type = SAMPLE_TYPE;
+		attr.exclude_kernel = 1;
+		attr.disabled = 1;
+		int fd = perf_open(&attr, 0, -1, -1, 0);
+		if (fd < 0)
+			SKIP("no hardware PMU to sample with");
+		struct perf_event_mmap_page *pc = perf_ring_map(fd, RING_PAGES);
+		uint64_t pos = pc->data_tail, buf[64];
+		unsigned samples = 0, lost = 0;
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		for (int chunk = 0; chunk < 40; chunk++) {
+			sample_loop(33333);
+			for (const struct perf_event_header *h; (h = perf_ring_next(pc, &pos, buf, sizeof(buf)));) {
+				samples += h->type == PERF_RECORD_SAMPLE;
+				lost += h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_THROTTLE;
+			}
+			__atomic_store_n(&pc->data_tail, pos, __ATOMIC_RELEASE);
+		}
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!lost && samples / secs > best)
+			best = samples / secs;
+		perf_ring_unmap(pc);
+		close(fd);
+	}
+	ktap_print("bench: sample_rate_max %llu", (unsigned long long)best);
 }
