@@ -117,7 +117,8 @@ bool syscall_dispatch(struct pt_regs *regs)
 	regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9)
 		       : unknown_syscall(nr);
 	cli();
-	signal_deliver(regs);
+	if (unlikely(signal_pending(current)))
+		signal_deliver(regs);
 	itrace_user_exit(regs);		/* traced: TF, so the IRET path */
 	return sysret_safe(regs);
 }

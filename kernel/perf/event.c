@@ -493,6 +493,15 @@ void perf_event_disable(struct perf_event *e)
 	perf_events_set_enabled(&e, 1, false);
 }
 
+void perf_event_read_count(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);
+	irq_restore(flags);
+}
+
 void perf_event_read_update(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
@@ -508,7 +517,7 @@ void perf_event_reset(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	perf_event_read_update(e);
+	perf_event_read_count(e);	/* fold the counter in; the times go on */
 	e->count = 0;
 	perf_event_update_userpage(e);
 	irq_restore(flags);

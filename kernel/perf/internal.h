@@ -115,6 +115,8 @@ void perf_events_set_enabled(struct perf_event **events, int n, bool enable);
 void perf_event_reset(struct perf_event *e);
 /* Bring e->count and the times up to date. */
 void perf_event_read_update(struct perf_event *e);
+/* Only e->count. */
+void perf_event_read_count(struct perf_event *e);
 /* The task context of t, made on first use; NULL on allocation failure. */
 struct perf_event_context *perf_task_context(struct task *t, bool create);
 /* t is ending: its events stop and take the EXIT state. */

@@ -49,7 +49,10 @@ long perf_read(struct perf_event *e, char *ubuf, size_t n)
 
 	if (!(fmt & PERF_FORMAT_GROUP)) {
 		/* { value, time_enabled, time_running, id, lost } */
-		perf_event_read_update(e);
+		if (fmt & (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING))
+			perf_event_read_update(e);
+		else
+			perf_event_read_count(e);	/* the times are not asked for */
 		*p++ = e->count;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
 			*p++ = e->total_time_enabled;
