@@ -115,23 +115,6 @@ void rb_put_aux(struct perf_buffer *rb)
 
 /* ---- records ---- */
 
-/* One side-band record for e with its sample_id_all trailer (records.c's
- * layout); size includes the header. */
-static void aux_record(struct perf_event *e, void *body, unsigned size)
-{
-	struct perf_event_header *hdr = body;
-	struct perf_output_handle h;
-	uint64_t id[PERF_ID_SAMPLE_MAX];
-	unsigned n = perf_event_id_sample(e, id);
-
-	hdr->size = size + n * sizeof(uint64_t);
-	if (perf_output_begin(&h, e, hdr->size))
-		return;
-	perf_output_copy(&h, body, size);
-	perf_output_copy(&h, id, n * sizeof(uint64_t));
-	perf_output_end(&h);
-}
-
 static void log_aux(struct perf_event *e, uint64_t offset, uint64_t size, uint64_t flags)
 {
 	struct {
@@ -144,7 +127,7 @@ static void log_aux(struct perf_event *e, uint64_t offset, uint64_t size, uint64
 		.flags = flags,
 	};
 
-	aux_record(e, &r, sizeof(r));
+	perf_output_record(e, &r, sizeof(r));
 }
 
 void perf_log_itrace_start(struct perf_event *e)
@@ -159,7 +142,7 @@ void perf_log_itrace_start(struct perf_event *e)
 		.tid = pid,		/* one thread per process */
 	};
 
-	aux_record(e, &r, sizeof(r));
+	perf_output_record(e, &r, sizeof(r));
 }
 
 /* ---- the writer ---- */

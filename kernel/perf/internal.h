@@ -223,6 +223,9 @@ void perf_log_itrace_start(struct perf_event *e);
  * context); addr is PERF_SAMPLE_ADDR's value (the faulting address for
  * page-fault events, else 0). Any context, NMIs included. */
 void perf_event_output(struct perf_event *e, struct pt_regs *regs, uint64_t addr);
+/* One side-band record for e: body (its header's size is set here, the
+ * trailer included), then the sample_id_all trailer. */
+void perf_output_record(struct perf_event *e, void *body, unsigned size);
 /* Open-time checks of what a sample can hold (Linux's errnos: XMM
  * registers, branch stacks, sample_max_stack, AUX samples). */
 int perf_sample_event_init(struct perf_event *e);

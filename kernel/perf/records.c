@@ -38,9 +38,7 @@ unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out)
 	return p - out;
 }
 
-/* One record for e: body (its header's size is set here, trailer included)
- * then the sample_id_all trailer. */
-static void output_record(struct perf_event *e, void *body, unsigned size)
+void perf_output_record(struct perf_event *e, void *body, unsigned size)
 {
 	struct perf_event_header *hdr = body;
 	struct perf_output_handle h;
@@ -110,7 +108,7 @@ static void comm_output(struct perf_event *e, const void *arg)
 	size_t len = strnlen(a->t->comm, sizeof(r.comm) - 1);
 
 	memcpy(r.comm, a->t->comm, len);
-	output_record(e, &r, offsetof(typeof(r), comm) + ALIGN_UP(len + 1, 8));
+	perf_output_record(e, &r, offsetof(typeof(r), comm) + ALIGN_UP(len + 1, 8));
 }
 
 void perf_event_comm(struct task *t, bool exec)
@@ -193,7 +191,7 @@ static void mmap_output(struct perf_event *e, const void *arg)
 		      "VM_* protections are PROT_* values");
 	memset(at, 0, ALIGN_UP(len + 1, 8));
 	memcpy(at, name, len);
-	output_record(e, &r, at - (char *)&r + ALIGN_UP(len + 1, 8));
+	perf_output_record(e, &r, at - (char *)&r + ALIGN_UP(len + 1, 8));
 }
 
 void perf_event_mmap(struct task *t, const struct vma *vma)
@@ -254,7 +252,7 @@ static void exit_output(struct perf_event *e, const void *arg)
 		.time = perf_event_clock(e),
 	};
 
-	output_record(e, &r, sizeof(r));
+	perf_output_record(e, &r, sizeof(r));
 }
 
 void perf_event_exit_task(struct task *t)
@@ -284,10 +282,10 @@ static void switch_output(struct perf_event *e, const void *arg)
 
 	if (e->ctx && e->ctx->task) {
 		r.header.type = PERF_RECORD_SWITCH;
-		output_record(e, &r, sizeof(r.header));
+		perf_output_record(e, &r, sizeof(r.header));
 	} else {
 		r.header.type = PERF_RECORD_SWITCH_CPU_WIDE;
-		output_record(e, &r, sizeof(r));
+		perf_output_record(e, &r, sizeof(r));
 	}
 }
 
@@ -310,7 +308,7 @@ void perf_log_throttle(struct perf_event *e, bool unthrottle)
 		.stream_id = e->id,
 	};
 
-	output_record(e, &r, sizeof(r));
+	perf_output_record(e, &r, sizeof(r));
 }
 
 void perf_log_lost_samples(struct perf_event *e, uint64_t lost)
@@ -323,5 +321,5 @@ void perf_log_lost_samples(struct perf_event *e, uint64_t lost)
 		.lost = lost,
 	};
 
-	output_record(e, &r, sizeof(r));
+	perf_output_record(e, &r, sizeof(r));
 }
