@@ -18,6 +18,18 @@ struct perf_event_attr perf_attr(uint32_t type, uint64_t config)
 	return attr;
 }
 
+struct perf_event_attr perf_fault_sampler(uint64_t sample_type)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+
+	attr.sample_period = 1;
+	attr.sample_type = sample_type;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.wakeup_events = 1;
+	return attr;
+}
+
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 	      unsigned long flags)
 {

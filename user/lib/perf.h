@@ -13,6 +13,10 @@
 
 /* A zeroed attr of the running header's size (Linux 6.1: PERF_ATTR_SIZE_VER7). */
 struct perf_event_attr perf_attr(uint32_t type, uint64_t config);
+/* The deterministic sampler both kernels have: a page-fault software event with
+ * sample_period 1 (each first write to a fresh page is exactly one sample, whose ADDR is
+ * that page), user mode only, opened disabled, a wake-up per sample. */
+struct perf_event_attr perf_fault_sampler(uint64_t sample_type);
 
 /* The raw system call: -1 and errno on failure, as libc would give. */
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

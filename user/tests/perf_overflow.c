@@ -166,18 +166,6 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 		memcpy((void *)&sig_data, (char *)info + SI_PERF_DATA_OFFSET, sizeof(sig_data));
 }
 
-static struct perf_event_attr fault_sampler(void)
-{
-	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
-
-	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_IP;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.wakeup_events = 1;
-	return attr;
-}
-
 static void touch_pages(int n)
 {
 	char *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -191,7 +179,7 @@ static void touch_pages(int n)
  * POLL_IN and the descriptor. */
 TEST(sigio_on_wakeups)
 {
-	struct perf_event_attr attr = fault_sampler();
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_IP);
 	int fd = perf_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	struct perf_event_mmap_page *pc = perf_ring_map(fd, DATA_PAGES);
@@ -216,7 +204,7 @@ TEST(sigio_on_wakeups)
 /* attr.sigtrap: a synchronous SIGTRAP with TRAP_PERF and sig_data. */
 TEST(sigtrap_on_overflow)
 {
-	struct perf_event_attr attr = fault_sampler();
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_IP);
 	attr.sigtrap = 1;
 	attr.remove_on_exec = 1;
 	attr.sig_data = 0x5eed;

@@ -17,18 +17,6 @@
 #define BASIC (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR)
 #define BASIC_SIZE 32 /* header, ip, pid/tid, addr */
 
-static struct perf_event_attr fault_attr(uint64_t sample_type)
-{
-	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
-
-	attr.sample_period = 1;
-	attr.sample_type = sample_type;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.wakeup_events = 1;
-	return attr;
-}
-
 static int open_attr(struct perf_event_attr *attr)
 {
 	int fd = perf_open(attr, 0, -1, -1, 0);
@@ -39,7 +27,7 @@ static int open_attr(struct perf_event_attr *attr)
 
 static int open_faults(uint64_t sample_type)
 {
-	struct perf_event_attr attr = fault_attr(sample_type);
+	struct perf_event_attr attr = perf_fault_sampler(sample_type);
 
 	return open_attr(&attr);
 }
@@ -193,7 +181,7 @@ TEST(one_sample_per_fault)
  */
 TEST(full_ring_drops_then_reports_lost)
 {
-	struct perf_event_attr attr = fault_attr(BASIC | PERF_SAMPLE_ID);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC | PERF_SAMPLE_ID);
 	attr.sample_id_all = 1;
 	attr.read_format = PERF_FORMAT_LOST;
 	int fd = open_attr(&attr);
@@ -230,7 +218,7 @@ TEST(full_ring_drops_then_reports_lost)
 /* A PROT_READ mapping is overwrite mode: the newest records are there, data_head runs on. */
 TEST(read_only_ring_overwrites)
 {
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.read_format = PERF_FORMAT_LOST;
 	int fd = open_attr(&attr);
 	struct perf_event_mmap_page *pc = map_ring(fd, 1, PROT_READ);
@@ -251,7 +239,7 @@ TEST(read_only_ring_overwrites)
 /* write_backward: data_head goes down from 0; reading up from it, the newest record first. */
 TEST(write_backward)
 {
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.write_backward = 1;
 	attr.read_format = PERF_FORMAT_LOST;
 	int fd = open_attr(&attr);
@@ -284,7 +272,7 @@ TEST(write_backward)
  */
 TEST(wakeup_events)
 {
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.wakeup_events = 3;
 	int fd = open_attr(&attr);
 	struct perf_event_mmap_page *pc = map_ring(fd, 4, PROT_READ | PROT_WRITE);
@@ -306,7 +294,7 @@ TEST(wakeup_events)
 /* watermark: POLLIN each time the bytes written pass the last wake-up by more than wakeup_watermark. */
 TEST(wakeup_watermark)
 {
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.watermark = 1;
 	attr.wakeup_watermark = 100;
 	int fd = open_attr(&attr);
@@ -329,7 +317,7 @@ TEST(wakeup_watermark)
 /* Without wakeup_events (0) nor a watermark, the default watermark is half the data area. */
 TEST(default_watermark_half_ring)
 {
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.wakeup_events = 0;
 	int fd = open_attr(&attr);
 	struct perf_event_mmap_page *pc = map_ring(fd, 1, PROT_READ | PROT_WRITE);
@@ -378,7 +366,7 @@ TEST(pollhup_without_buffer)
  */
 TEST(set_output_redirects)
 {
-	struct perf_event_attr attr = fault_attr(BASIC | PERF_SAMPLE_IDENTIFIER);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC | PERF_SAMPLE_IDENTIFIER);
 	attr.wakeup_events = 2;
 	int a = open_attr(&attr), b = open_attr(&attr);
 	struct record r[4];
@@ -420,7 +408,7 @@ TEST(set_output_redirects)
  */
 TEST(pause_output)
 {
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.read_format = PERF_FORMAT_LOST;
 	int fd = open_attr(&attr);
 	struct record r[4];
@@ -509,7 +497,7 @@ TEST(mmap_sizes)
 	}
 	close(fd);
 
-	struct perf_event_attr attr = fault_attr(BASIC);
+	struct perf_event_attr attr = perf_fault_sampler(BASIC);
 	attr.inherit = 1;
 	fd = open_attr(&attr);
 	EXPECT_ERRNO(mmap(NULL, 2 * PERF_PAGE, PROT_READ, MAP_SHARED, fd, 0), EINVAL);

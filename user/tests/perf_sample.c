@@ -58,18 +58,6 @@ static bool in_function(uint64_t ip, uintptr_t fn, unsigned size)
 	return ip >= fn && ip < fn + size;
 }
 
-static struct perf_event_attr fault_attr(uint64_t sample_type)
-{
-	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
-
-	attr.sample_period = 1;
-	attr.sample_type = sample_type;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.sample_max_stack = 127;
-	return attr;
-}
-
 static int open_event(struct perf_event_attr *attr, int group_fd)
 {
 	int fd = perf_open(attr, 0, -1, group_fd, 0);
@@ -240,7 +228,7 @@ static void next_sample(const struct perf_event_mmap_page *pc, uint64_t *pos,
 
 TEST(fixed_fields_of_fault_samples)
 {
-	struct perf_event_attr attr = fault_attr(
+	struct perf_event_attr attr = perf_fault_sampler(
 		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 		PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
 		PERF_SAMPLE_PERIOD);
@@ -274,7 +262,7 @@ TEST(fixed_fields_of_fault_samples)
 /* The sampled event's count includes its own fault: Linux adds before it checks the period. */
 TEST(read_of_one_event)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_READ);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_READ);
 	attr.read_format = PERF_FORMAT_TIMES | PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	int fd = open_event(&attr, -1);
 	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
@@ -300,7 +288,7 @@ TEST(read_of_one_event)
  */
 TEST(read_of_the_group)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_READ);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_READ);
 	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
 	int leader = open_event(&attr, -1);
 	struct perf_event_attr min = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN);
@@ -333,7 +321,7 @@ TEST(read_of_the_group)
  */
 TEST(callchain_of_a_user_fault)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
 	struct sample s;
 
 	for (int kernel_too = 0; kernel_too < 2; kernel_too++) {
@@ -356,7 +344,7 @@ TEST(callchain_of_a_user_fault)
 
 TEST(callchain_limits)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_CALLCHAIN);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_CALLCHAIN);
 	struct sample s;
 
 	attr.sample_max_stack = 1; /* the marker is not counted */
@@ -386,7 +374,7 @@ TEST(callchain_limits)
 /* The user registers at the faulting store; from user mode, REGS_INTR are the same. */
 TEST(registers_at_the_fault)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
 						 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR);
 	attr.sample_regs_user = REGS_ALL;
 	attr.sample_regs_intr = REGS_ALL;
@@ -420,7 +408,7 @@ TEST(registers_at_the_fault)
 /* The dump is the stack from rsp up: the frames of touch and touch_pages and what lies above. */
 TEST(user_stack_dump)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_CALLCHAIN | STACK_ALL);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_CALLCHAIN | STACK_ALL);
 	attr.sample_regs_user = 1ULL << PERF_REG_X86_SP | 1ULL << PERF_REG_X86_BP;
 	attr.sample_stack_user = 512;
 	int fd = open_event(&attr, -1);
@@ -452,7 +440,7 @@ TEST(user_stack_dump)
  */
 TEST(user_stack_pointer_unmapped)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | STACK_ALL);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | STACK_ALL);
 	attr.sample_regs_user = 1ULL << PERF_REG_X86_SP;
 	attr.sample_stack_user = 256;
 	int fd = open_event(&attr, -1);
@@ -480,7 +468,7 @@ TEST(user_stack_pointer_unmapped)
 /* The fields a software event has no source for, and what Linux writes for each. */
 TEST(every_field_at_once)
 {
-	struct perf_event_attr attr = fault_attr((PERF_SAMPLE_MAX - 1) &
+	struct perf_event_attr attr = perf_fault_sampler((PERF_SAMPLE_MAX - 1) &
 						 ~(PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_WEIGHT_STRUCT));
 	attr.read_format = PERF_FORMAT_TIMES | PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	attr.sample_regs_user = REGS_ALL;
@@ -516,7 +504,7 @@ TEST(every_field_at_once)
 /* WEIGHT_STRUCT takes WEIGHT's place; both at once is refused. */
 TEST(weight_struct)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_ADDR);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_ADDR);
 	int fd = open_event(&attr, -1);
 	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
 	uint64_t pos = 0;
@@ -544,7 +532,7 @@ TEST(time_from_clockid)
 	uint64_t slack = ktap_on_pmuos() ? 0 : 100000;
 
 	for (unsigned c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
-		struct perf_event_attr attr = fault_attr(PERF_SAMPLE_TIME);
+		struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_TIME);
 		attr.use_clockid = 1;
 		attr.clockid = clocks[c];
 		int fd = open_event(&attr, -1);
@@ -574,14 +562,14 @@ TEST(time_from_clockid)
  */
 TEST(unsupported_bits_refused)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_BRANCH_STACK);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_BRANCH_STACK);
 	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EOPNOTSUPP);
 
-	attr = fault_attr(PERF_SAMPLE_REGS_USER);
+	attr = perf_fault_sampler(PERF_SAMPLE_REGS_USER);
 	attr.sample_regs_user = 1ULL << PERF_REG_X86_XMM0;
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EOPNOTSUPP);
-	attr = fault_attr(PERF_SAMPLE_REGS_INTR);
+	attr = perf_fault_sampler(PERF_SAMPLE_REGS_INTR);
 	attr.sample_regs_intr = 1ULL << (PERF_REG_X86_XMM0 + 8);
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EOPNOTSUPP);
 	attr.sample_regs_intr = 1ULL << PERF_REG_X86_64_MAX;
@@ -589,14 +577,14 @@ TEST(unsupported_bits_refused)
 	attr.sample_regs_intr = 1ULL << PERF_REG_X86_DS;
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EINVAL);
 
-	attr = fault_attr(PERF_SAMPLE_CALLCHAIN);
+	attr = perf_fault_sampler(PERF_SAMPLE_CALLCHAIN);
 	attr.sample_max_stack = 128;
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EOVERFLOW);
 	attr.sample_type = PERF_SAMPLE_IP; /* the limit only matters with callchains */
 	int fd = open_event(&attr, -1);
 	close(fd);
 
-	attr = fault_attr(PERF_SAMPLE_AUX);
+	attr = perf_fault_sampler(PERF_SAMPLE_AUX);
 	attr.aux_sample_size = 4096;
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EINVAL);
 }
@@ -608,7 +596,7 @@ TEST(unsupported_bits_refused)
  */
 TEST(user_stack_of_size_zero)
 {
-	struct perf_event_attr attr = fault_attr(STACK_ALL | PERF_SAMPLE_CODE_PAGE_SIZE);
+	struct perf_event_attr attr = perf_fault_sampler(STACK_ALL | PERF_SAMPLE_CODE_PAGE_SIZE);
 	attr.sample_regs_user = 1ULL << PERF_REG_X86_SP;
 	attr.sample_stack_user = 0;
 	int fd = open_event(&attr, -1);
@@ -682,7 +670,7 @@ TEST(kernel_samples_of_syscalls)
 /* RAW and AUX can be asked of any event: fixed stand-ins follow. */
 TEST(raw_and_aux_without_a_source)
 {
-	struct perf_event_attr attr = fault_attr(PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_AUX);
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_AUX);
 	int fd = open_event(&attr, -1);
 	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
 	uint64_t pos = 0;
