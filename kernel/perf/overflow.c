@@ -150,7 +150,12 @@ static void send_sigtrap(struct perf_event *e)
 	info.si_addr = (void *)e->pending_addr;
 	info.si_perf_data = e->attr.sig_data;
 	info.si_perf_type = e->attr.type;
-	signal_force(current, SIGTRAP, &info);
+	/* Linux 6.1's send_sig_perf: sent, not forced, so a SIGTRAP the task
+	 * blocks (a second overflow while its handler runs) waits instead of
+	 * killing it, marked as asynchronous. */
+	if (current->sig.blocked & sigbit(SIGTRAP))
+		info.si_perf_flags = TRAP_PERF_FLAG_ASYNC;
+	signal_send(current, SIGTRAP, &info);
 }
 
 static void run_pending(struct pt_regs *regs)

@@ -333,8 +333,8 @@ void fz_op_poll(void)
 		struct timespec ts = { 0, timeout * 1000000 };
 		static sigset_t mask;	/* block nothing */
 		r->a[3] = 1;
-		fz_rec_end(r, syscall(SYS_ppoll, p, nfds, fz_one_in(8) ? NULL : &ts,
-				      fz_one_in(2) ? &mask : NULL, 8));
+		/* never without a timeout: that could wait for ever, rightly */
+		fz_rec_end(r, syscall(SYS_ppoll, p, nfds, &ts, fz_one_in(2) ? &mask : NULL, 8));
 		return;
 	}
 	fz_rec_end(r, syscall(SYS_poll, p, nfds, timeout));
