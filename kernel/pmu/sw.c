@@ -77,8 +77,14 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 	if (!(user ? e->attr.exclude_user : e->attr.exclude_kernel) &&
 	    perf_event_overflow(e, regs))
 		return;		/* throttled: unthrottling starts the timer again */
-	uint64_t next = t->deadline + clock_period_tsc(e);
-	timer_add(t, MAX(next, rdtsc() + 1));
+	/* Missed periods are skipped, as Linux's hrtimer_forward_now does: a
+	 * tick that took longer than the period (a big sample, other timers)
+	 * must not make the next one due at once, or the ticks would take all
+	 * of the CPU and the task would never run again. */
+	uint64_t period = clock_period_tsc(e), now = rdtsc(), next = t->deadline + period;
+	if (next <= now)
+		next += (now - next) / period * period + period;
+	timer_add(t, next);
 }
 
 static void sw_start(struct perf_event *e, int flags)
