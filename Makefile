@@ -4,6 +4,7 @@
 # make test       self-tests and the userland suite on pmuos (BIOS, UEFI) and Linux
 # make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
 # make bench      cost figures in guest instructions, pmuos against Linux
+# make fuzz       the perf syscall fuzzer (SEED=n CALLS=n); make unit: host unit tests
 
 BUILD ?= build
 .DEFAULT_GOAL := all
@@ -55,7 +56,7 @@ ISO := $(BUILD)/pmuos.iso
 
 include user/user.mk
 
-.PHONY: all kernel iso run test debug bench deps clean
+.PHONY: all kernel iso run test debug bench deps clean fuzz unit
 all: $(ISO)
 kernel: $(KERNEL)
 
@@ -93,15 +94,51 @@ run: deps $(KERNEL) $(BUILD)/user/demo
 	$(PYTHON) tests/qemu/run.py --interactive --firmware bios --iso $(BUILD)/run.iso
 
 test: deps
-	$(MAKE) all $(BUILD)/user/oracle-init
+	$(MAKE) all $(BUILD)/user/oracle-init $(BUILD)/user/fuzz $(UNIT_PROGS)
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --iso $(ISO) \
 		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) \
+		--unit-dir $(BUILD)/unit --fuzz-program $(BUILD)/user/fuzz \
+		--fuzz-seeds $(TEST_FUZZ_SEEDS) --fuzz-calls $(TEST_FUZZ_CALLS) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
 
 bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/oracle-init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
 		--log-dir $(BUILD)/bench-logs
+
+# ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
+# make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,
+# printed first. make test runs the fixed seeds below (repeatable, see README).
+SEED ?=
+CALLS ?= 100000
+FUZZ_ARGS ?=
+TEST_FUZZ_SEEDS ?= 1,2,3,4
+TEST_FUZZ_CALLS ?= 50000
+fuzz: deps $(KERNEL) $(BUILD)/user/fuzz
+	$(PYTHON) tests/qemu/fuzz.py --kernel $(KERNEL) --program $(BUILD)/user/fuzz \
+		$(if $(SEED),--seed $(SEED)) --calls $(CALLS) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)') \
+		--log-dir $(BUILD)/fuzz-logs
+
+# ASan and UBSan builds of the kernel's pure logic, and a libFuzzer target (clang).
+UNIT_CC ?= clang
+UNIT_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror \
+	-Wno-unused-parameter -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Iinclude -Iinclude/uapi -Iuser/lib -MD
+UNIT_PROGS := $(BUILD)/unit/attr_test $(BUILD)/unit/layout_test $(BUILD)/unit/attr_fuzz
+$(BUILD)/unit/attr_test: tests/unit/attr_test.c tests/unit/uaccess.c kernel/perf/attr.c user/lib/ktap.c
+$(BUILD)/unit/layout_test: tests/unit/layout_test.c user/lib/ktap.c
+$(BUILD)/unit/%_test:
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (ASan, UBSan)"
+	@$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -o $@
+$(BUILD)/unit/attr_fuzz: tests/unit/attr_fuzz.c tests/unit/uaccess.c kernel/perf/attr.c
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (libFuzzer, ASan, UBSan)"
+	@$(UNIT_CC) $(UNIT_CFLAGS) -fsanitize=fuzzer $(filter %.c,$^) -o $@
+
+unit: deps $(UNIT_PROGS)
+	$(PYTHON) tests/qemu/suite.py --runs host --kernel $(KERNEL) --iso $(ISO) \
+		--unit-dir $(BUILD)/unit --log-dir $(BUILD)/test-logs
 
 debug: deps $(ISO)
 	printf 'file $(KERNEL)\ntarget remote :1234\n' > $(BUILD)/gdbinit
@@ -111,4 +148,4 @@ debug: deps $(ISO)
 clean:
 	rm -rf $(BUILD)
 
--include $(KERNEL_OBJS:.o=.d)
+-include $(KERNEL_OBJS:.o=.d) $(wildcard $(BUILD)/unit/*.d)

@@ -42,7 +42,10 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 	uint32_t size;
 
 	memset(attr, 0, sizeof(*attr));
-	if (get_user(size, &((const struct perf_event_attr *)uattr)->size))
+	/* The user's pointer may have any alignment: no member access through it. */
+	uint32_t *usize = (uint32_t *)((char *)uattr + offsetof(struct perf_event_attr, size));
+
+	if (get_user(size, usize))
 		return -EFAULT;
 	if (!size)
 		size = PERF_ATTR_SIZE_VER0;	/* Linux's ABI compatibility quirk */
@@ -50,10 +53,13 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 		goto err_size;
 	if (copy_from_user(attr, uattr, MIN((size_t)size, sizeof(*attr))))
 		return -EFAULT;
-	/* A bigger struct from a newer program: its tail must be zero. */
-	for (size_t off = sizeof(*attr); off < size; off += 8) {
+	/* A bigger struct from a newer program: its tail must be zero. Read up
+	 * to each 8-byte boundary of the address, as Linux's check_zeroed_user
+	 * reads aligned words: no read straddles a page's end, so a nonzero
+	 * byte before an unmapped page is E2BIG, not EFAULT. */
+	for (size_t off = sizeof(*attr), n; off < size; off += n) {
 		uint64_t tail = 0;
-		size_t n = MIN((size_t)8, size - off);
+		n = MIN(8 - ((uintptr_t)uattr + off) % 8, size - off);
 		if (copy_from_user(&tail, (const char *)uattr + off, n))
 			return -EFAULT;
 		if (tail)
@@ -97,6 +103,6 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 
 err_size:
 	size = sizeof(*attr);
-	put_user(size, &((struct perf_event_attr *)uattr)->size);
+	put_user(size, usize);
 	return -E2BIG;
 }

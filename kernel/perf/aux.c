@@ -29,6 +29,7 @@
  * both modes, size bytes written at h->head, and begin offers the whole
  * area as h->size. */
 #include "internal.h"
+#include "layout.h"
 #include "../panic.h"
 #include "../task.h"
 #include "../x86.h"
@@ -147,12 +148,6 @@ void perf_log_itrace_start(struct perf_event *e)
 
 /* ---- the writer ---- */
 
-/* CIRC_SPACE: one byte stays free, so full is told from empty. */
-static uint64_t circ_space(uint64_t head, uint64_t tail, uint64_t size)
-{
-	return (tail - (head + 1)) & (size - 1);
-}
-
 /* Linux's perf_output_wakeup: POLLIN, and SIGIO after any NMI. */
 static void aux_wakeup(struct perf_buffer *rb, struct perf_event *e)
 {
@@ -198,7 +193,7 @@ void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *e)
 	} else {
 		uint64_t tail = READ_ONCE(rb->user_page->aux_tail);
 		if (aux->head - tail < aux_size(aux))
-			h->size = circ_space(aux->head, tail, aux_size(aux));
+			h->size = rb_space(aux->head, tail, aux_size(aux));
 		barrier();	/* (A): no AUX store before the tail is read */
 		if (!h->size) {
 			/* Full: Linux stops the event until the reader makes

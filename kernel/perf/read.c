@@ -1,27 +1,15 @@
 /* read() of a perf event: the read_format layouts (include/uapi/linux/
  * perf_event.h), for one event or its whole group. */
 #include "internal.h"
+#include "layout.h"
 #include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
 
-static size_t entry_words(uint64_t fmt)
-{
-	return 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
-}
-
 /* Bytes a read needs: Linux refuses a shorter buffer with ENOSPC. */
 static size_t read_size(const struct perf_event *e)
 {
-	uint64_t fmt = e->attr.read_format;
-	size_t words = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		       !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
-
-	if (fmt & PERF_FORMAT_GROUP)
-		words += 1 + (1 + e->group_leader->nr_siblings) * entry_words(fmt);
-	else
-		words += entry_words(fmt);
-	return words * 8;
+	return perf_read_words(e->attr.read_format, e->group_leader->nr_siblings) * 8;
 }
 
 static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)

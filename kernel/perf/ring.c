@@ -30,6 +30,7 @@
  * reordering: barrier(). With one CPU the reader never even runs beside
  * the writer; the barriers keep the ABI right for SMP. */
 #include "internal.h"
+#include "layout.h"
 #include "../apic.h"
 #include "../nmi.h"
 #include "../panic.h"
@@ -38,13 +39,6 @@
 #include "../mm/paging.h"
 #include <asm-generic/errno.h>
 #include <linux/poll.h>
-
-/* CIRC_SPACE of include/linux/circ_buf.h: one byte stays free, so a full
- * ring is told from an empty one. */
-static uint64_t circ_space(uint64_t head, uint64_t tail, uint64_t size)
-{
-	return (tail - (head + 1)) & (size - 1);
-}
 
 static uint64_t data_size(const struct perf_buffer *rb)
 {
@@ -86,9 +80,7 @@ static bool has_space(struct perf_buffer *rb, uint64_t head, uint64_t size, bool
 {
 	uint64_t tail = READ_ONCE(rb->user_page->data_tail);
 
-	if (!backward)
-		return circ_space(head, tail, data_size(rb)) >= size;
-	return circ_space(tail, head, data_size(rb)) >= size;
+	return rb_has_room(head, tail, data_size(rb), size, backward);
 }
 
 static void output_wakeup(struct perf_output_handle *h)
@@ -214,9 +206,8 @@ void perf_output_copy(struct perf_output_handle *h, const void *buf, unsigned le
 
 	assert(len <= h->end - h->offset);
 	while (len) {
-		uint64_t at = h->offset & (size - 1);
-		unsigned n = MIN((uint64_t)len, size - at);	/* a record may wrap */
-		memcpy((char *)rb->data + at, buf, n);
+		unsigned n = MIN((uint64_t)len, rb_contig(h->offset, size));	/* a record may wrap */
+		memcpy((char *)rb->data + rb_offset(h->offset, size), buf, n);
 		buf = (const char *)buf + n;
 		len -= n;
 		h->offset += n;

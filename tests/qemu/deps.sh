@@ -27,6 +27,11 @@ pkg_if_missing python3 python3
 pkg_if_missing gdb gdb
 file_if_missing /usr/include/linux/perf_event.h linux-libc-dev
 pkg_if_missing dpkg-deb dpkg
+# the host unit tests: clang with ASan, UBSan and libFuzzer
+pkg_if_missing clang clang
+if have clang; then
+	file_if_missing "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" libclang-rt-14-dev
+fi
 
 [ -z "$need" ] && exit 0
 echo "pmuos: missing Debian packages:$need"

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""tests/qemu/suite.py: `make test`: parser tests, pmuos on SeaBIOS and OVMF, bad runs, Linux."""
+"""tests/qemu/suite.py: `make test`: parser tests, host unit tests, pmuos on SeaBIOS and OVMF,
+bad runs, the perf syscall fuzzer with fixed seeds, Linux."""
 import argparse
 import concurrent.futures
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -11,11 +14,13 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import fuzz  # noqa: E402
 import image  # noqa: E402
 import ktap  # noqa: E402
 import run  # noqa: E402
 
-RUNS = ("unit", "bios", "uefi", "panic", "fail", "linux")
+RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux")
+NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
 
 
 class Collect(unittest.TestResult):
@@ -46,6 +51,85 @@ def unit_tests():
     result = Collect()
     unittest.defaultTestLoader.loadTestsFromName("test_ktap").run(result)
     return result.outcomes, ""
+
+
+def host_tests(opts):
+    """The host unit tests (tests/unit/, ASan and UBSan builds): each KTAP program, then the
+    libFuzzer target for a bounded time from a corpus of valid attrs."""
+    outcomes, logs = [], []
+    if not opts.unit_dir or not os.path.isdir(opts.unit_dir):
+        return [ktap.Outcome("host", False, f"no unit test directory {opts.unit_dir!r}")], ""
+    names = sorted(os.listdir(opts.unit_dir))
+    for name in names:
+        path = os.path.join(opts.unit_dir, name)
+        if not name.endswith("_test") or not os.access(path, os.X_OK):
+            continue
+        try:
+            res = subprocess.run([path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 timeout=opts.timeout, text=True, errors="replace")
+            text, code = res.stdout, res.returncode
+        except subprocess.TimeoutExpired as e:
+            text, code = (e.stdout or b"").decode("utf-8", "replace") + "\n(timed out)", -1
+        logs.append(f"== run {name}\n{text}\n== exit {name} status={code}\n")
+        log = ktap.parse(logs[-1])
+        for p in log.programs:
+            outcomes += ktap.program_outcomes(p)
+    for name in names:
+        if name.endswith("_fuzz"):
+            outcomes.append(libfuzzer(os.path.join(opts.unit_dir, name), opts, logs))
+    save(opts.log_dir, "host", "".join(logs))
+    fuzz_note = f"libFuzzer {opts.libfuzzer_seconds:g} s each" if opts.libfuzzer_seconds else ""
+    return outcomes, fuzz_note
+
+
+def attr_seeds(corpus):
+    """A few valid attrs of each published size for the attr fuzzer to start from: byte 0 is
+    the harness's (user memory writable, no skew), then the attr."""
+    import struct
+    for i, size in enumerate((0, 64, 72, 80, 96, 104, 112, 120, 128, 136, 4096)):
+        attr = bytearray(max(size, 128) if size != 4096 else 4096)
+        struct.pack_into("<IIQQQQQ", attr, 0, 1, size, 0, 4000, 0x3ff, 0xf, 1 | 1 << 6)
+        with open(os.path.join(corpus, f"seed{i}"), "wb") as f:
+            f.write(b"\x01" + bytes(attr))
+
+
+def libfuzzer(path, opts, logs):
+    name = os.path.basename(path)
+    if not opts.libfuzzer_seconds:
+        return ktap.Outcome(name, True, "--libfuzzer-seconds 0", skipped=True)
+    with tempfile.TemporaryDirectory(prefix="pmuos-corpus-") as corpus:
+        attr_seeds(corpus)
+        # -seed fixed: the same inputs every run, so a failure is a change in the code
+        cmd = [path, f"-max_total_time={opts.libfuzzer_seconds:g}", "-seed=1",
+               "-print_final_stats=1", f"-artifact_prefix={corpus}/", corpus]
+        try:
+            res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 errors="replace", timeout=opts.libfuzzer_seconds + 60)
+            text, code = res.stdout, res.returncode
+        except subprocess.TimeoutExpired as e:
+            text, code = (e.stdout or b"").decode("utf-8", "replace") + "\n(timed out)", -1
+    logs.append(f"== libfuzzer {name}\n{text}\n")
+    runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
+    detail = f"{int(runs.group(1))} inputs" if runs else ""
+    if code:
+        tail = "\n".join(l for l in text.splitlines() if not l.startswith("#"))[-3000:]
+        return ktap.Outcome(name, False, f"exit status {code}\n{tail}")
+    return ktap.Outcome(name, True, detail)
+
+
+def fuzz_run(opts):
+    """The perf syscall fuzzer with fixed seeds (repeatable), one boot."""
+    if not opts.fuzz_program:
+        return [ktap.Outcome("fuzz", True, "no --fuzz-program", skipped=True)], ""
+    seeds = [int(s) for s in opts.fuzz_seeds.split(",") if s]
+    outcomes, note, log = fuzz.run_fuzz(opts.kernel, opts.fuzz_program, seeds, opts.fuzz_calls,
+                                        cmdline=opts.cmdline)
+    save(opts.log_dir, "fuzz", log)
+    if any(not o.passed for o in outcomes):
+        hint = fuzz.replay_hint(log, opts.fuzz_calls)
+        if hint:
+            outcomes.append(ktap.Outcome("replay", False, hint, kind="expect"))
+    return outcomes, note
 
 
 def save(log_dir, name, log):
@@ -106,6 +190,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="QEMU boots at once")
     ap.add_argument("--log-dir", help="serial logs go here (default: test-logs beside the ISO)")
     ap.add_argument("--quiet", action="store_true", help="print failures and the summary only")
+    ap.add_argument("--unit-dir", help="the host unit tests (*_test) and libFuzzer targets (*_fuzz)")
+    ap.add_argument("--libfuzzer-seconds", type=float, default=20, help="per libFuzzer target")
+    ap.add_argument("--fuzz-program", help="the perf syscall fuzzer (build/user/fuzz)")
+    ap.add_argument("--fuzz-seeds", default="1,2,3,4", help="its fixed seeds, one run each")
+    ap.add_argument("--fuzz-calls", type=int, default=50000, help="calls per seed")
     opts = ap.parse_args()
     opts.programs = [image.parse_module(p) for p in opts.programs]
     runs = [r for r in opts.runs.split(",") if r]
@@ -114,7 +203,7 @@ def main():
     unknown = set(runs) - set(RUNS)
     if unknown:
         ap.error(f"unknown runs: {', '.join(sorted(unknown))}")
-    for path in (opts.iso, opts.kernel):
+    for path in (opts.iso, opts.kernel) if NEEDS_IMAGE & set(runs) else ():
         if not os.path.exists(path):
             print(f"suite.py: no such file: {path}", file=sys.stderr)
             return 2
@@ -124,6 +213,8 @@ def main():
 
     jobs = {
         "unit": (unit_tests,),
+        "host": (host_tests, opts),
+        "fuzz": (fuzz_run, opts),
         "bios": (boot_iso, opts.iso, "bios", opts, "bios"),
         "uefi": (boot_iso, opts.iso, "uefi", opts, "uefi"),
         "panic": (negative, opts, "ktest.panic=1", "panic", "panic", "panic on purpose"),
@@ -134,7 +225,7 @@ def main():
     totals = [0, 0, 0]
     # The OVMF boot is the longest by far (see run.py): start it first, and the other
     # boots share the second core meanwhile.
-    start_order = sorted(runs, key=lambda r: r != "uefi")
+    start_order = sorted(runs, key=lambda r: (r != "uefi", r != "fuzz"))
     with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
         futures = {r: pool.submit(timed, *jobs[r]) for r in start_order}
         for r in runs:  # report in a fixed order, whatever finishes first

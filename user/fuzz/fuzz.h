@@ -12,6 +12,7 @@
 #define FZ_FDS		256		/* pmuos's NR_FDS; the fuzzer uses 3.. */
 #define FZ_ARENA_PAGES	8192		/* 32 MiB where every perf mapping goes (MAP_FIXED) */
 #define FZ_TRACE	64		/* calls kept for the failure report */
+#define FZ_MAX_OPEN	48		/* descriptors held before closing is preferred */
 
 /* ---- the generator: splitmix64, so one seed gives one sequence ---- */
 
