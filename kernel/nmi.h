@@ -7,5 +7,5 @@ typedef bool (*nmi_handler_t)(struct pt_regs *regs);
 
 void nmi_register(nmi_handler_t handler);
 void nmi_dispatch(struct pt_regs *regs);
-/* NMIs taken so far, and how deep the current one is nested (0 outside). */
-extern unsigned long nmi_count;
+/* NMIs taken so far, and those no handler claimed. */
+extern unsigned long nmi_count, nmi_unknown;

@@ -10,6 +10,8 @@
 #include "mm/frames.h"
 #include "mm/kmalloc.h"
 #include "perf/internal.h"	/* struct perf_stats */
+#include "pmu/pmu.h"
+#include "timer.h"
 #include <asm-generic/errno.h>
 #include <linux/limits.h>
 #include <linux/stat.h>
@@ -98,6 +100,8 @@ static const struct { const char *name; const long *value; } accounting[] = {
 	{ "perf_events",	&perf_stats.events },
 	{ "perf_rings",		&perf_stats.rings },
 	{ "perf_aux_areas",	&perf_stats.aux_areas },
+	{ "pmu_counters_used",	&x86_pmu_counters_used },
+	{ "timers_pending",	&timers_pending },
 };
 static_assert(sizeof(frame_stats.free) == sizeof(long), "accounting reads longs");
 static_assert(sizeof(heap_stats.bytes) == sizeof(long), "accounting reads longs");

@@ -12,6 +12,7 @@
 
 static struct timer *queue;
 unsigned long timer_interrupts;
+long timers_pending;
 
 static void arm(void)
 {
@@ -41,6 +42,7 @@ static void unlink(struct timer *t)
 		}
 	}
 	t->pending = false;
+	timers_pending--;
 }
 
 void timer_add(struct timer *t, uint64_t deadline)
@@ -56,6 +58,7 @@ void timer_add(struct timer *t, uint64_t deadline)
 	t->next = *link;
 	*link = t;
 	t->pending = true;
+	timers_pending++;
 	if (queue == t)
 		arm();
 	irq_restore(flags);
@@ -83,6 +86,7 @@ static void timer_interrupt(struct pt_regs *regs)
 		struct timer *t = queue;
 		queue = t->next;
 		t->pending = false;
+		timers_pending--;
 		t->fn(t, regs);
 	}
 	arm();

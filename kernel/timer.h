@@ -22,3 +22,5 @@ void timer_add(struct timer *t, uint64_t deadline);
 void timer_del(struct timer *t);
 /* Interrupts the timer handler has taken (for tests). */
 extern unsigned long timer_interrupts;
+/* Timers queued now (accounting: a timer of a freed object would be one). */
+extern long timers_pending;

@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "nmi.h"
 #include "panic.h"
+#include "perf/perf_event.h"
 #include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "printk.h"
@@ -72,8 +73,15 @@ void trap_dispatch(struct pt_regs *regs)
 {
 	unsigned v = regs->vector;
 
+	/* Interrupts and NMIs that sample are timed whole for the sampling
+	 * CPU budget (overflow.c): the model's MSR and timer work, the record,
+	 * the EOI. */
+	uint64_t start = rdtsc();
+	unsigned long work = READ_ONCE(perf_sample_work);
+
 	if (v == X86_TRAP_NMI) {
 		nmi_dispatch(regs);
+		perf_irq_took(work, rdtsc() - start);
 		return;
 	}
 	if (user_mode(regs))
@@ -90,6 +98,7 @@ void trap_dispatch(struct pt_regs *regs)
 			printk("pmuos: unexpected interrupt vector %u\n", v);
 		pmu_sim_irq_exit(regs);	/* the PMU model's PMI */
 		apic_eoi();
+		perf_irq_took(work, rdtsc() - start);
 	}
 	if (user_mode(regs)) {
 		current->regs = regs;

@@ -9,6 +9,7 @@
  * more mapping of the fd, at the aux_offset written into the control page;
  * its last mapping frees it, and it counts among the buffer's mappings. */
 #include "internal.h"
+#include "../nmi.h"
 #include "../fd.h"
 #include "../task.h"
 #include "../x86.h"
@@ -163,9 +164,15 @@ void perf_event_update_userpage(struct perf_event *e)
 	if (!u || !u->mmap_count)
 		return;
 	struct perf_event_mmap_page *pg = rb->user_page;
-	uint64_t now = perf_clock_cycles_to_ns(rdtsc(), &mult, &shift);
 	uint64_t flags = irq_save();
+	unsigned long nmis;
 
+again:
+	/* An NMI (the PMI rearming this event) may update the page inside our
+	 * update: then ours, finished after it, would leave stale values under
+	 * an even lock. Redo it from the new state. */
+	nmis = READ_ONCE(nmi_count);
+	uint64_t now = perf_clock_cycles_to_ns(rdtsc(), &mult, &shift);
 	/* The seqlock: odd while fields change; readers retry on a change. */
 	WRITE_ONCE(pg->lock, pg->lock + 1);
 	barrier();
@@ -188,6 +195,8 @@ void perf_event_update_userpage(struct perf_event *e)
 	pg->time_zero = 0;
 	barrier();
 	WRITE_ONCE(pg->lock, pg->lock + 1);
+	if (READ_ONCE(nmi_count) != nmis)
+		goto again;
 	irq_restore(flags);
 }
 

@@ -1,8 +1,15 @@
 /* A sampling event's period ran out: throttling above the maximum sample
- * rate (THROTTLE/UNTHROTTLE, stop/start so the counter is kept), sample_freq
- * period adaptation, the REFRESH limit, the sample itself, and the work an
- * NMI must leave for later (SIGIO wake-ups, sigtrap, disabling), run from a
- * self-IPI once interrupts are on again (Linux's irq_work). */
+ * rate (THROTTLE/UNTHROTTLE, stop/start so the counter is kept) and above
+ * the sampling CPU budget, sample_freq period adaptation, the REFRESH
+ * limit, the sample itself, and the work an NMI must leave for later
+ * (SIGIO wake-ups, sigtrap, disabling, the unthrottle timer), run from a
+ * self-IPI once interrupts are on again (Linux's irq_work).
+ *
+ * NMI safety: the NMI pushes onto the pending and throttled lists; process
+ * and interrupt context only take a whole list with one exchange, or
+ * unlink its head with cmpxchg, so a push that lands in between is never
+ * lost. The NMI never touches the timer queue (timer.c is interrupts-off
+ * safe, not NMI safe): it asks the self-IPI to arm the unthrottle timer. */
 #include "internal.h"
 #include "../apic.h"
 #include "../cmdline.h"
@@ -27,7 +34,25 @@ static unsigned long max_samples_per_window;
 static uint64_t window_tsc;
 static struct perf_event *throttled;
 static struct timer unthrottle_timer;
+static bool unthrottle_wanted;			/* set by the NMI, armed by run_pending */
 static struct perf_event *pending;	/* pushed from NMIs: see push_pending */
+unsigned long perf_sample_work;
+
+/* The sampling CPU budget, pmuos's own (perf_sample_cpu_max_percent on
+ * the command line, default 75; 0 or 100 turns it off): the share of each
+ * window that sample interrupts may take, all events together. Past it,
+ * an event that overflows is throttled until the next window, as if it had
+ * reached the maximum rate. Linux's perf_cpu_time_max_percent bounds the
+ * average length of one NMI instead, and its rate limit is per event: a few
+ * dozen events each at the maximum rate (or one writing 64 KiB stack
+ * dumps) would leave the task no time to run, nor to close them. 75 leaves
+ * the task a quarter of the CPU and stays above what one event at the
+ * maximum rate takes even under the simulated PMU (some 60%), so a single
+ * sampler sees Linux's limits only. */
+static unsigned long cpu_max_percent = 75;
+static uint64_t budget_tsc;		/* of a window; 0: no budget */
+static uint64_t budget_seq;		/* the window budget_used is of */
+static uint64_t budget_used;
 
 unsigned long perf_max_sample_rate(void)
 {
@@ -38,9 +63,9 @@ unsigned long perf_max_sample_rate(void)
 
 static void unthrottle(struct timer *t, struct pt_regs *regs)
 {
-	struct perf_event *list = throttled;
+	struct perf_event *list = __atomic_exchange_n(&throttled, NULL, __ATOMIC_RELAXED);
 
-	throttled = NULL;
+	__atomic_fetch_add(&perf_sample_work, 1, __ATOMIC_RELAXED);	/* its cost is sampling's */
 	for (struct perf_event *e = list, *next; e; e = next) {
 		next = e->throttled_next;
 		e->throttled_next = NULL;
@@ -53,6 +78,30 @@ static void unthrottle(struct timer *t, struct pt_regs *regs)
 	}
 }
 
+static void push_pending(struct perf_event *e);
+
+/* Called from NMI and interrupt context alike: an NMI between the window
+ * check and the add may lose its share, erring on the side of sampling;
+ * an interrupt the NMI came in counts the NMI's time twice, erring on the
+ * side of the task. */
+void perf_irq_took(unsigned long before, uint64_t tsc)
+{
+	uint64_t seq = rdtsc() / window_tsc;
+
+	if (!budget_tsc || READ_ONCE(perf_sample_work) == before)
+		return;
+	if (READ_ONCE(budget_seq) != seq) {
+		WRITE_ONCE(budget_used, 0);
+		WRITE_ONCE(budget_seq, seq);
+	}
+	__atomic_fetch_add(&budget_used, tsc, __ATOMIC_RELAXED);
+}
+
+static bool over_budget(uint64_t seq)
+{
+	return budget_tsc && READ_ONCE(budget_seq) == seq && READ_ONCE(budget_used) > budget_tsc;
+}
+
 static bool account_interrupt(struct perf_event *e)
 {
 	struct hw_perf_event *hw = &e->hw;
@@ -62,19 +111,19 @@ static bool account_interrupt(struct perf_event *e)
 		return true;
 	if (seq != hw->interrupts_seq) {
 		hw->interrupts_seq = seq;
-		hw->interrupts = 1;
-		return false;
+		hw->interrupts = 0;
 	}
-	if (++hw->interrupts <= max_samples_per_window)
+	bool spent = over_budget(seq);
+	if (++hw->interrupts <= max_samples_per_window && !spent)
 		return false;
 	hw->interrupts = MAX_INTERRUPTS;
 	perf_log_throttle(e, false);
+	/* NMI context: a plain push (nothing interrupts an NMI), taken whole
+	 * by unthrottle's exchange or unlinked by perf_pending_cancel. */
 	e->throttled_next = throttled;
 	throttled = e;
-	if (!unthrottle_timer.pending) {
-		unthrottle_timer.fn = unthrottle;
-		timer_add(&unthrottle_timer, (seq + 1) * window_tsc);
-	}
+	unthrottle_wanted = true;
+	push_pending(e);		/* run_pending arms the timer */
 	return true;
 }
 
@@ -162,6 +211,12 @@ static void run_pending(struct pt_regs *regs)
 {
 	struct perf_event *list = __atomic_exchange_n(&pending, NULL, __ATOMIC_RELAXED);
 
+	/* Throttled until the next window: the timer queue is not NMI safe. */
+	if (__atomic_exchange_n(&unthrottle_wanted, false, __ATOMIC_RELAXED) &&
+	    !unthrottle_timer.pending) {
+		unthrottle_timer.fn = unthrottle;
+		timer_add(&unthrottle_timer, (rdtsc() / window_tsc + 1) * window_tsc);
+	}
 	for (struct perf_event *e = list, *next; e; e = next) {
 		next = e->pending_next;
 		e->pending_queued = false;
@@ -171,9 +226,10 @@ static void run_pending(struct pt_regs *regs)
 		}
 		if (e->pending_wakeup) {
 			e->pending_wakeup = false;
-			if (e->pending_kill)
-				send_sigio(e, e->pending_kill);
-			e->pending_kill = 0;
+			/* taken whole: an NMI may set it again meanwhile */
+			int kill = __atomic_exchange_n(&e->pending_kill, 0, __ATOMIC_RELAXED);
+			if (kill)
+				send_sigio(e, kill);
 		}
 		if (e->pending_sigtrap) {
 			e->pending_sigtrap = false;
@@ -182,25 +238,40 @@ static void run_pending(struct pt_regs *regs)
 	}
 }
 
+/* Unlink e from a list an NMI pushes onto (next: the link field's offset).
+ * A push changes only the head: the head is unlinked with cmpxchg, and a
+ * failed one (a push came) walks again; links past the head are ours. */
+static void unlink_pushed(struct perf_event **head, struct perf_event *e, size_t next)
+{
+#define NEXT(x) ((struct perf_event **)((char *)(x) + next))
+	for (;;) {
+		struct perf_event *first = READ_ONCE(*head);
+		if (first == e) {
+			if (__atomic_compare_exchange_n(head, &first, *NEXT(e), false,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				return;
+			continue;
+		}
+		for (struct perf_event *p = first; p; p = *NEXT(p)) {
+			if (*NEXT(p) == e) {
+				*NEXT(p) = *NEXT(e);
+				return;
+			}
+		}
+		return;
+	}
+#undef NEXT
+}
+
 void perf_pending_cancel(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
 	if (e->pending_queued) {
-		for (struct perf_event **link = &pending; *link; link = &(*link)->pending_next) {
-			if (*link == e) {
-				*link = e->pending_next;
-				break;
-			}
-		}
+		unlink_pushed(&pending, e, offsetof(struct perf_event, pending_next));
 		e->pending_queued = false;
 	}
-	for (struct perf_event **link = &throttled; *link; link = &(*link)->throttled_next) {
-		if (*link == e) {
-			*link = e->throttled_next;
-			break;
-		}
-	}
+	unlink_pushed(&throttled, e, offsetof(struct perf_event, throttled_next));
 	irq_restore(flags);
 }
 
@@ -211,6 +282,7 @@ int perf_event_overflow_addr(struct perf_event *e, struct pt_regs *regs, uint64_
 	struct hw_perf_event *hw = &e->hw;
 	int ret = account_interrupt(e);
 
+	__atomic_fetch_add(&perf_sample_work, 1, __ATOMIC_RELAXED);
 	if (e->attr.freq) {
 		uint64_t now = perf_clock();
 		uint64_t delta = now - hw->freq_time_stamp;
@@ -251,5 +323,8 @@ void perf_overflow_init(void)
 		max_sample_rate = 1;
 	max_samples_per_window = (max_sample_rate * WINDOW_NS + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
 	window_tsc = ns_to_tsc(WINDOW_NS);
+	cpu_max_percent = cmdline_ulong("perf_sample_cpu_max_percent", cpu_max_percent);
+	if (cpu_max_percent && cpu_max_percent < 100)
+		budget_tsc = window_tsc * cpu_max_percent / 100;
 	irq_register(IRQ_VECTOR_PERF_WORK, pending_interrupt);
 }

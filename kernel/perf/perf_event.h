@@ -167,6 +167,14 @@ void perf_event_update_userpage(struct perf_event *e);
 int perf_event_overflow(struct perf_event *e, struct pt_regs *regs);
 /* The same, with PERF_SAMPLE_ADDR's value (software events: fault address). */
 int perf_event_overflow_addr(struct perf_event *e, struct pt_regs *regs, uint64_t addr);
+/* Overflows and unthrottlings so far: an interrupt that sees this change
+ * did sampling work. */
+extern unsigned long perf_sample_work;
+/* An interrupt (or NMI) that took tsc cycles, from its entry to its EOI,
+ * had perf_sample_work at before when it began: if it sampled, all of it
+ * counts against the sampling CPU budget of the current window, past which
+ * overflowing events are throttled. */
+void perf_irq_took(unsigned long before, uint64_t tsc);
 static inline bool is_sampling_event(const struct perf_event *e)
 {
 	return e->attr.sample_period != 0;

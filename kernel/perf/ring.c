@@ -229,10 +229,17 @@ static void count_sample(struct perf_output_handle *h)
 		(void *)((char *)rb->data + (h->head & (data_size(rb) - 1)));
 	if (hdr->type != PERF_RECORD_SAMPLE)
 		return;
-	if (__atomic_add_fetch(&rb->events, 1, __ATOMIC_RELAXED) >= n) {
-		__atomic_fetch_sub(&rb->events, n, __ATOMIC_RELAXED);
+	/* One cmpxchg decides both the count and the wake-up: a nested writer
+	 * between an add and a subtract would subtract n twice. */
+	uint64_t seen = READ_ONCE(rb->events), next;
+	bool wake;
+	do {
+		wake = seen + 1 >= n;
+		next = wake ? seen + 1 - n : seen + 1;
+	} while (!__atomic_compare_exchange_n(&rb->events, &seen, next, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	if (wake)
 		local_add(&rb->wakeup, 1);
-	}
 }
 
 void perf_output_end(struct perf_output_handle *h)

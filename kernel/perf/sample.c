@@ -333,10 +333,17 @@ static void put_read(struct out *o, struct perf_event *e)
 
 	if (o->h)
 		event_times(e, &enabled, &running);
-	if (fmt & PERF_FORMAT_GROUP)
-		put64(o, 1 + l->nr_siblings);
-	else
+	if (fmt & PERF_FORMAT_GROUP) {
+		/* The list, not nr_siblings: an NMI may come while process
+		 * context links or unlinks a sibling, between the list and the
+		 * count. Within one NMI the list holds still. */
+		uint64_t nr = 1;
+		for_each_sibling(s, l)
+			nr++;
+		put64(o, nr);
+	} else {
 		put64(o, e->count);
+	}
 	if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		put64(o, enabled);
 	if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)

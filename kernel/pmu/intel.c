@@ -94,6 +94,13 @@ static uint32_t intel_event_addr(int idx)
 	return (x86_pmu.full_width_write ? MSR_IA32_PMC0 : MSR_ARCH_PERFMON_PERFCTR0) + idx;
 }
 
+/* IA32_FIXED_CTR_CTRL as last written. Process context and the PMI (an
+ * NMI that throttles another fixed counter) both change it: each changes
+ * the shadow with one cmpxchg, then writes the MSR from the shadow until
+ * the shadow stays put, so the last write is the newest value. A plain
+ * read-modify-write of the MSR would let the NMI's change be overwritten. */
+static uint64_t fixed_ctrl;
+
 /* A fixed counter's four bits in IA32_FIXED_CTR_CTRL (SDM 20.2.2). */
 static void intel_enable(struct hw_perf_event *hw, bool on)
 {
@@ -114,9 +121,15 @@ static void intel_enable(struct hw_perf_event *hw, bool on)
 		if (hw->config & ARCH_PERFMON_EVENTSEL_INT)
 			bits |= FIXED_CTR_CTRL_PMI;
 	}
-	uint64_t ctrl = pmu_rdmsr(MSR_CORE_PERF_FIXED_CTR_CTRL);
-	ctrl = (ctrl & ~((uint64_t)FIXED_CTR_CTRL_MASK << shift)) | bits << shift;
-	pmu_wrmsr(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
+	uint64_t old = READ_ONCE(fixed_ctrl), ctrl;
+	do {
+		ctrl = (old & ~((uint64_t)FIXED_CTR_CTRL_MASK << shift)) | bits << shift;
+	} while (!__atomic_compare_exchange_n(&fixed_ctrl, &old, ctrl, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	do {
+		ctrl = READ_ONCE(fixed_ctrl);
+		pmu_wrmsr(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
+	} while (READ_ONCE(fixed_ctrl) != ctrl);
 }
 
 /* v2+: overflow bits in IA32_PERF_GLOBAL_STATUS, cleared through
@@ -207,5 +220,7 @@ int intel_pmu_init(void)
 		x86_pmu.disable_all = intel_disable_all;
 		x86_pmu.enable_all = intel_enable_all;
 	}
+	if (x86_pmu.fixed_mask)
+		pmu_wrmsr(MSR_CORE_PERF_FIXED_CTR_CTRL, fixed_ctrl);	/* the shadow's 0 */
 	return 0;
 }

@@ -11,6 +11,8 @@ struct pt_regs;
  * one line. The kernel command line's pmu=off disables it, pmu=sim forces
  * the model. */
 void x86_pmu_init(void);
+/* Hardware counters events hold now (accounting). */
+extern long x86_pmu_counters_used;
 
 /* entry.asm, on every entry from user mode with interrupts off: tsc is the
  * TSC of the first kernel instruction. */

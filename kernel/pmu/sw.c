@@ -52,13 +52,20 @@ static int sw_event_init(struct perf_event *e)
 	return 0;
 }
 
+/* Fold a clock's time into e->count. An NMI's sample (a group read) may
+ * fold the same clock between our read and our store: the cmpxchg on
+ * prev_count makes one of them take each interval, as x86's update does. */
 static void sw_read(struct perf_event *e)
 {
 	if (!is_clock(e) || (e->hw.state & PERF_HES_STOPPED))
 		return;
-	uint64_t now = clock_now(e);
-	e->count += now - e->hw.prev_count;
-	e->hw.prev_count = now;
+	uint64_t prev = __atomic_load_n(&e->hw.prev_count, __ATOMIC_RELAXED), now;
+
+	do {
+		now = clock_now(e);
+	} while (!__atomic_compare_exchange_n(&e->hw.prev_count, &prev, now, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	__atomic_fetch_add(&e->count, now - prev, __ATOMIC_RELAXED);
 }
 
 static uint64_t clock_period_tsc(const struct perf_event *e)

@@ -8,6 +8,7 @@
 #include <asm-generic/errno.h>
 
 struct x86_pmu x86_pmu;
+long x86_pmu_counters_used;
 
 /* The counters (Linux's cpu_hw_events): used from add to del, active from
  * start to stop; the PMI only touches active ones. */
@@ -241,6 +242,7 @@ static int x86_pmu_add(struct perf_event *e, int flags)
 	if (idx < 0)
 		return -EAGAIN;
 	cpuc.used |= BIT_ULL(idx);
+	x86_pmu_counters_used++;
 	cpuc.events[idx] = e;
 	hw->idx = idx;
 	hw->config_base = x86_pmu.config_addr(idx);
@@ -261,6 +263,7 @@ static void x86_pmu_del(struct perf_event *e, int flags)
 		return;
 	x86_pmu_stop(e, PERF_EF_UPDATE);
 	cpuc.used &= ~BIT_ULL(hw->idx);
+	x86_pmu_counters_used--;
 	cpuc.events[hw->idx] = NULL;
 	hw->idx = -1;
 	perf_event_update_userpage(e);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include <time.h>
+#include <pmuos/itrace.h>
 #include <pmuos/perf_ext.h>
 
 /* The flag word at attr.read_format + 8: Linux 6.1 defines bits 0..37. */
@@ -74,6 +75,10 @@ static uint64_t random_config(uint32_t type)
 	default:
 		if ((int)type == fz_persistent_type && fz_persistent_count() && !fz_one_in(4))
 			return fz_persistent_pick();
+		/* itrace: the flush period and notimer; its slowpath (some 800 instructions a
+		 * traced instruction) now and then, or it would take most of the run */
+		if ((int)type == fz_itrace_type)
+			return fz_below(1 << 17) | (fz_one_in(16) ? ITRACE_CONFIG_SLOWPATH : 0);
 		return fz_below(64);
 	}
 }

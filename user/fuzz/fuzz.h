@@ -53,6 +53,7 @@ struct fz_fd {
 extern struct fz_fd fz_fds[FZ_FDS];
 extern int fz_open_count;
 extern int fz_persistent_type;	/* -1: none (not pmuos) */
+extern int fz_itrace_type;	/* -1: none */
 extern uint32_t fz_pmu_types[16];	/* every PMU's type from /sys/bus/event_source */
 extern int fz_nr_pmu_types;
 

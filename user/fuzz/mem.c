@@ -386,7 +386,7 @@ void fz_op_ring_read(void)
 void fz_op_work(void)
 {
 	struct fz_rec *r = fz_rec_begin(FZ_WORK);
-	uint64_t loops = fz_one_in(8) ? fz_below(200000) : fz_below(5000);
+	uint64_t loops = fz_one_in(8) ? fz_below(50000) : fz_below(5000);
 	unsigned faults = fz_below(4), sleep_ms = fz_one_in(16);
 
 	r->a[0] = loops, r->a[1] = faults, r->a[2] = sleep_ms;

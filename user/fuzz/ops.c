@@ -19,6 +19,7 @@
 struct fz_fd fz_fds[FZ_FDS];
 int fz_open_count;
 int fz_persistent_type = -1;
+int fz_itrace_type = -1;
 uint32_t fz_pmu_types[16];
 int fz_nr_pmu_types;
 
