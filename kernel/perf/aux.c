@@ -158,10 +158,7 @@ static void aux_wakeup(struct perf_buffer *rb, struct perf_event *e)
 /* rb_need_aux_wakeup: a wake-up for each watermark's worth of bytes. */
 static bool need_wakeup(struct perf_aux *aux)
 {
-	if (aux->overwrite || aux->head - aux->wakeup < aux->watermark)
-		return false;
-	aux->wakeup = aux->head - aux->head % aux->watermark;
-	return true;
+	return !aux->overwrite && aux_watermark_passed(aux->head, &aux->wakeup, aux->watermark);
 }
 
 /* perf_event_disable_inatomic: from the deferred work, not here. */
@@ -191,9 +188,7 @@ void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *e)
 	if (aux->overwrite) {
 		h->size = aux_size(aux);
 	} else {
-		uint64_t tail = READ_ONCE(rb->user_page->aux_tail);
-		if (aux->head - tail < aux_size(aux))
-			h->size = rb_space(aux->head, tail, aux_size(aux));
+		h->size = aux_room(aux->head, READ_ONCE(rb->user_page->aux_tail), aux_size(aux));
 		barrier();	/* (A): no AUX store before the tail is read */
 		if (!h->size) {
 			/* Full: Linux stops the event until the reader makes

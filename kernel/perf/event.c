@@ -163,6 +163,9 @@ void perf_event_free(struct perf_event *e)
 	assert(e->state != PERF_EVENT_STATE_ACTIVE && !e->ctx);
 	perf_event_release_rb(e);	/* a SET_OUTPUT redirection's hold */
 	perf_pending_cancel(e);
+	/* Nothing may find e once it is freed: no timer, no buffer, no list
+	 * an NMI or the deferred work walks. */
+	assert(!e->hw.timer.pending && !READ_ONCE(e->rb) && !e->pending_queued);
 	if (e->destroy)
 		e->destroy(e);		/* the PMU's own state of e */
 	perf_stats.events--;

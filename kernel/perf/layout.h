@@ -38,6 +38,29 @@ static inline uint64_t rb_contig(uint64_t pos, uint64_t size)
 	return size - rb_offset(pos, size);
 }
 
+/* ---- the AUX area (seed 002): the same positions, a reader-owned tail ---- */
+
+/* What perf_aux_output_begin may offer a writer at head when the reader
+ * wrote tail: CIRC_SPACE while the tail is plausible, and nothing when it is
+ * not (ahead of the head, or a whole area or more behind), which stops the
+ * event until the reader makes room, as Linux does. */
+static inline uint64_t aux_room(uint64_t head, uint64_t tail, uint64_t size)
+{
+	return head - tail < size ? rb_space(head, tail, size) : 0;
+}
+
+/* rb_need_aux_wakeup: one wake-up for each watermark's worth of bytes
+ * (watermark > 0). *wakeup is where the last one was due; true when head
+ * has passed the next, which becomes the watermark boundary at or below
+ * head. */
+static inline bool aux_watermark_passed(uint64_t head, uint64_t *wakeup, uint64_t watermark)
+{
+	if (head - *wakeup < watermark)
+		return false;
+	*wakeup = head - head % watermark;
+	return true;
+}
+
 /* ---- read_format (include/uapi/linux/perf_event.h) ---- */
 
 /* One event's entry: { value; id if PERF_FORMAT_ID; lost if PERF_FORMAT_LOST }. */

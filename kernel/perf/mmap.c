@@ -9,6 +9,7 @@
  * more mapping of the fd, at the aux_offset written into the control page;
  * its last mapping frees it, and it counts among the buffer's mappings. */
 #include "internal.h"
+#include "../panic.h"
 #include "../nmi.h"
 #include "../fd.h"
 #include "../task.h"
@@ -34,6 +35,8 @@ struct rb_user {
 
 static void rb_free(struct perf_buffer *rb)
 {
+	/* No writer may be inside it, no event send to it, no VMA map it. */
+	assert(!rb->users && !rb->mmap_count && !rb->nest);
 	if (rb->aux)
 		rb_put_aux(rb);		/* (a buffer loses its AUX mappings first) */
 	vfree(rb->data);

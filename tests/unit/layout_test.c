@@ -1,6 +1,7 @@
 /* tests/unit/layout_test.c: kernel/perf/layout.h on the host: the ring's and AUX area's
- * head/tail arithmetic, checked against a byte-by-byte model of a ring, and the read_format
- * layout against include/uapi/linux/perf_event.h's description. */
+ * head/tail arithmetic, checked against a byte-by-byte model of a ring, the AUX writer's room
+ * and watermark, and the read_format layout against include/uapi/linux/perf_event.h's
+ * description. */
 #include "ktap.h"
 #include "../../kernel/perf/layout.h"
 
@@ -80,6 +81,51 @@ TEST(chunked_copies_land_where_the_reader_looks)
 		uint64_t take = next() % (head - tail + 1);
 		for (; take; take--, tail++)
 			ASSERT_EQ(ring[rb_offset(tail, SIZE)], rseq++);
+	}
+}
+
+/* Whatever aux_tail the reader writes, a writer that takes what aux_room offers never passes
+ * the reader's tail and never writes more than the area; an implausible tail offers nothing. */
+TEST(aux_room_never_passes_the_reader)
+{
+	for (int i = 0; i < 100000; i++) {
+		uint64_t size = 1ull << (12 + next() % 20), head = next();
+		uint64_t tail = next() % 2 ? head - next() % size : next();
+		uint64_t room = aux_room(head, tail, size);
+		ASSERT_LT(room, size);
+		if (head - tail >= size) {
+			ASSERT_EQ(room, 0);
+			continue;
+		}
+		ASSERT_EQ(head - tail + room, size - 1);	/* unread + room: all but one byte */
+	}
+	EXPECT_EQ(aux_room(4096, 4096, 4096), 4095);		/* empty */
+	EXPECT_EQ(aux_room(4096 + 4095, 4096, 4096), 0);	/* full */
+	EXPECT_EQ(aux_room(4096, 4097, 4096), 0);		/* a tail ahead of the head */
+	EXPECT_EQ(aux_room(8192, 4096, 4096), 0);		/* a whole area behind */
+}
+
+/* One wake-up per watermark boundary the head crosses, however the head advances. */
+TEST(aux_watermark_wakes_once_per_boundary)
+{
+	for (int run = 0; run < 1000; run++) {
+		uint64_t watermark = 1 + next() % 100000, head = next() % (1ull << 40);
+		uint64_t wakeup = head - head % watermark, start = wakeup, wakes = 0;
+		for (int step = 0; step < 200; step++) {
+			head += next() % (next() % 2 ? watermark / 4 + 1 : 3 * watermark);
+			uint64_t before = wakeup;
+			if (aux_watermark_passed(head, &wakeup, watermark)) {
+				wakes++;
+				ASSERT_GT(wakeup, before);
+				ASSERT_EQ(wakeup % watermark, 0);
+				ASSERT_LE(wakeup, head);
+				ASSERT_LT(head - wakeup, watermark);
+			} else {
+				ASSERT_LT(head - wakeup, watermark);
+			}
+		}
+		/* never more wake-ups than boundaries crossed */
+		ASSERT_LE(wakes, (wakeup - start) / watermark);
 	}
 }
 
