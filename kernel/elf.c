@@ -33,15 +33,22 @@ static int check_header(const Elf64_Ehdr *eh, size_t size)
 static int load_segment(struct uspace *us, const uint8_t *image, size_t size,
 			const Elf64_Phdr *ph, uint64_t bias)
 {
-	uint64_t start = ALIGN_DOWN(ph->p_vaddr + bias, PAGE_SIZE);
-	uint64_t end = ALIGN_UP(ph->p_vaddr + bias + ph->p_memsz, PAGE_SIZE);
 	unsigned prot = (ph->p_flags & PF_R ? VM_READ : 0) |
 			(ph->p_flags & PF_W ? VM_WRITE : 0) |
 			(ph->p_flags & PF_X ? VM_EXEC : 0);
 
-	if (ph->p_filesz > ph->p_memsz || ph->p_offset > size ||
-	    ph->p_filesz > size - ph->p_offset || end > USER_END || start >= end ||
+	/* Every sum below checked before it is made: a wrapped one would map
+	 * a short VMA and the copy would run past it. Linux's load_elf_binary
+	 * checks the same (-EINVAL); the file range is ours to check. */
+	if (ph->p_filesz > ph->p_memsz || ph->p_vaddr > USER_END - bias ||
+	    !is_user_range(ph->p_vaddr + bias, ph->p_memsz))
+		return -EINVAL;
+	if (ph->p_offset > size || ph->p_filesz > size - ph->p_offset ||
 	    (ph->p_vaddr & (PAGE_SIZE - 1)) != (ph->p_offset & (PAGE_SIZE - 1)))
+		return -ENOEXEC;
+	uint64_t start = ALIGN_DOWN(ph->p_vaddr + bias, PAGE_SIZE);
+	uint64_t end = ALIGN_UP(ph->p_vaddr + bias + ph->p_memsz, PAGE_SIZE);
+	if (start >= end)
 		return -ENOEXEC;
 	struct vma *v = vma_insert(us, start, end, prot | VM_ANON | VM_EXE);
 	if (!v)
@@ -55,30 +62,37 @@ static int load_segment(struct uspace *us, const uint8_t *image, size_t size,
 		int err = uspace_populate(us, va, NULL, 0);
 		if (err)
 			return err;
-		uint64_t pa = translate(us->pml4, va, false, true);
-		memcpy((uint8_t *)phys_to_virt(pa) + (lo - va),
+		/* The frame from the entry itself: translate() finds none
+		 * behind a PROT_NONE segment's (not present) entry. */
+		pte_t *e = pte_walk(us->pml4, va, false);
+		memcpy((uint8_t *)phys_to_virt(*e & PTE_ADDR) + (lo - va),
 		       image + ph->p_offset + (lo - file_start), hi - lo);
 	}
 	return 0;
 }
 
-/* Write to the new stack through the direct map (its pages are populated;
- * the space is not active yet). */
-static void poke(struct uspace *us, uint64_t va, const void *src, size_t n)
+/* Write to the new stack through the direct map (the space is not active
+ * yet). Only the STACK_INITIAL populated up front can be written: arguments
+ * that do not fit there fail the load, as too large ones do on Linux. */
+static int poke(struct uspace *us, uint64_t va, const void *src, size_t n)
 {
 	for (size_t done = 0; done < n;) {
 		uint64_t at = va + done;
 		size_t chunk = MIN(n - done, PAGE_SIZE - (at & (PAGE_SIZE - 1)));
-		memcpy(phys_to_virt(translate(us->pml4, at, true, true)),
-		       (const uint8_t *)src + done, chunk);
+		uint64_t pa = translate(us->pml4, at, true, true);
+		if (!pa)
+			return -E2BIG;
+		memcpy(phys_to_virt(pa), (const uint8_t *)src + done, chunk);
 		done += chunk;
 	}
+	return 0;
 }
 
+/* The new sp, or 0 when the bytes do not fit; 0 stays 0, so a run of pushes
+ * is checked once at its end. */
 static uint64_t push_bytes(struct uspace *us, uint64_t sp, const void *src, size_t n)
 {
-	poke(us, sp - n, src, n);
-	return sp - n;
+	return sp && !poke(us, sp - n, src, n) ? sp - n : 0;
 }
 
 static uint64_t push_string(struct uspace *us, uint64_t sp, const char *s, size_t n)
@@ -126,6 +140,8 @@ static int build_stack(struct uspace *us, const char *cmdline, const Elf64_Ehdr 
 	}
 	for (int i = argc - 1; i >= 0; i--)
 		argv[i] = sp = push_string(us, sp, words[i], lens[i]);
+	if (!sp)
+		return -E2BIG;
 
 	uint32_t a, b, c, hwcap;
 	cpuid_count(1, 0, &a, &b, &c, &hwcap);
@@ -149,17 +165,16 @@ static int build_stack(struct uspace *us, const char *cmdline, const Elf64_Ehdr 
 	};
 
 	/* Below the strings: argc, argv[], NULL, envp[], NULL, auxv; rsp 16-aligned. */
-	size_t nwords = 1 + argc + 1 + ARRAY_SIZE(envp) + 1 + 2 * ARRAY_SIZE(auxv);
-	uint64_t zero = 0, argc64 = argc, p;
-	sp = p = ALIGN_DOWN(sp - nwords * 8, 16);
-	poke(us, p, &argc64, 8), p += 8;
-	poke(us, p, argv, 8 * argc), p += 8 * argc;
-	poke(us, p, &zero, 8), p += 8;
-	poke(us, p, envp, sizeof(envp)), p += sizeof(envp);
-	poke(us, p, &zero, 8), p += 8;
-	poke(us, p, auxv, sizeof(auxv));
-	*rsp = sp;
-	return 0;
+	uint64_t vec[1 + MAX_ARGS + 1 + ARRAY_SIZE(envp) + 1 + 2 * ARRAY_SIZE(auxv)];
+	size_t n = 0;
+	vec[n++] = argc;
+	memcpy(&vec[n], argv, 8 * argc), n += argc;
+	vec[n++] = 0;
+	memcpy(&vec[n], envp, sizeof(envp)), n += ARRAY_SIZE(envp);
+	vec[n++] = 0;
+	memcpy(&vec[n], auxv, sizeof(auxv)), n += 2 * ARRAY_SIZE(auxv);
+	*rsp = ALIGN_DOWN(sp - 8 * n, 16);
+	return poke(us, *rsp, vec, 8 * n);
 }
 
 int elf_load(struct uspace *us, const void *image, size_t size,
@@ -175,6 +190,10 @@ int elf_load(struct uspace *us, const void *image, size_t size,
 	const Elf64_Phdr *ph = (const Elf64_Phdr *)(bytes + eh->e_phoff);
 	if (eh->e_type == ET_DYN)
 		bias = ET_DYN_BASE;
+	/* Not a user address: IRET there would fault in ring 0. Linux refuses
+	 * it too (BAD_ADDR in load_elf_binary). */
+	if (eh->e_entry >= USER_END - bias)
+		return -EINVAL;
 	for (int i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type == PT_INTERP)
 			return -ENOEXEC;	/* dynamically linked: no loader here */

@@ -121,14 +121,16 @@ isr_stub_ %+ v:
 trap_common:
 	PUSH_REGS
 	PMU_STAMP			; before CLEAR_AC: its length depends on SMAP
+	lea rbx, [rax - TRAP_ENTRY_INSNS]	; the entry's TSC (rbx is saved above)
 	CLEAR_AC
 	cld
 	test byte [rsp + PT_REGS_CS], 3
 	jz .dispatch
-	lea rdi, [rax - TRAP_ENTRY_INSNS]
+	mov rdi, rbx
 	call pmu_sim_kernel_entry
 .dispatch:
 	mov rdi, rsp
+	mov rsi, rbx
 	call trap_dispatch
 global trap_return
 trap_return:

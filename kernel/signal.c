@@ -9,6 +9,7 @@
 #include "traps.h"
 #include "x86.h"
 #include "lib/string.h"
+#include "mm/paging.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
 #include <asm/sigcontext.h>
@@ -130,6 +131,37 @@ static uint64_t frame_stack(struct signal_state *s, const struct kernel_sigactio
 	return rsp - 128;
 }
 
+/* The state a handler starts with, and what a failed restore leaves: Linux's
+ * fpu__clear_user_states. */
+static void fpu_clean(void)
+{
+	static const uint32_t mxcsr = MXCSR_DEFAULT;
+
+	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr));
+}
+
+/* FXRSTOR that reports its fault: MXCSR bits outside the CPU's MXCSR_MASK
+ * raise #GP (SDM Vol. 1 11.6.6), and a frame the user edited may hold them.
+ * 0, or the vector the exception table (traps.c) hands back in %rax. */
+static int fxrstor_safe(const uint8_t (*fx)[FXSAVE_SIZE])
+{
+	int err;
+
+	__asm__ volatile("xorl %[err], %[err]\n"
+			 "1: fxrstor64 %[fx]\n"
+			 "jmp 3f\n"
+			 "2: movl %%eax, %[err]\n"
+			 "3:\n"
+			 ".pushsection .extable, \"a\"\n"
+			 ".balign 8\n"
+			 ".quad 1b, 2b\n"
+			 ".popsection\n"
+			 : [err] "=&r"(err)
+			 : [fx] "m"(*fx)
+			 : "rax");
+	return err;
+}
+
 static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigaction *ka,
 		       const siginfo_t *info)
 {
@@ -141,7 +173,9 @@ static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigact
 	uint64_t fpstate = ALIGN_DOWN(sp - FXSAVE_SIZE, 64);
 	uint64_t frame = ALIGN_DOWN(fpstate - sizeof(f), 16) - 8;	/* as after a call */
 
-	__asm__ volatile("fxsave64 %0" : "=m"(fx));
+	/* FXSAVE leaves bytes 464..511 alone: no kernel stack to the user. */
+	memset(fx, 0, sizeof(fx));
+	__asm__ volatile("fxsave64 %0" : "+m"(fx));
 	memset(&f, 0, sizeof(f));
 	f.pretcode = ka->restorer;
 	f.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
@@ -175,9 +209,7 @@ static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigact
 	regs->rflags &= ~(X86_EFLAGS_TF | X86_EFLAGS_DF | (1ul << 16) /* RF */);
 	regs->cs = GDT_USER_CS;
 	regs->ss = GDT_USER_DS;
-	/* The handler starts with a clean FPU state, as on Linux. */
-	static const uint32_t mxcsr = MXCSR_DEFAULT;
-	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr));
+	fpu_clean();
 	return 0;
 }
 
@@ -206,6 +238,17 @@ void signal_deliver(struct pt_regs *regs)
 			s->blocked |= sigbit(sig);
 		if (ka.flags & SA_RESETHAND)
 			s->action[sig].handler = (uint64_t)SIG_DFL;
+		if (ka.handler >= USER_END) {
+			/* Not a user address: IRET there would fault in ring 0.
+			 * Linux makes the faulting return the task's #GP, a
+			 * SIGSEGV taken on top of this frame; a SIGSEGV handler
+			 * that cannot be entered cannot catch it (force_sigsegv). */
+			if (sig == SIGSEGV)
+				s->action[SIGSEGV].handler = (uint64_t)SIG_DFL;
+			siginfo_t segv = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
+			signal_force(current, SIGSEGV, &segv);
+			continue;
+		}
 		return;		/* one frame at a time; the rest on the next return */
 	}
 }
@@ -318,13 +361,19 @@ long sys_rt_sigreturn(void)
 	if (copy_from_user(&uc, (void *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)))
 		goto badframe;
 	const struct sigcontext *sc = &uc.uc_mcontext;
+	/* Not a user address: IRET there would fault in ring 0. Linux makes the
+	 * faulting return the task's #GP: a SIGSEGV either way. */
+	if (sc->rip >= USER_END)
+		goto badframe;
 	if (sc->fpstate) {
 		if (copy_from_user(fx, sc->fpstate, sizeof(fx)))
 			goto badframe;
-		/* MXCSR's reserved bits would make FXRSTOR fault (SDM Vol. 1 10.5.1.2). */
-		uint32_t *mxcsr = (uint32_t *)(fx + 24), mask = *(uint32_t *)(fx + 28);
-		*mxcsr &= mask ? mask : 0xffbf;
-		__asm__ volatile("fxrstor64 %0" : : "m"(fx));
+		/* As Linux 6.1 restores a 64-bit frame: the CPU checks MXCSR, and
+		 * a restore that faults is a bad frame, not a masked value. */
+		if (fxrstor_safe(&fx)) {
+			fpu_clean();
+			goto badframe;
+		}
 	}
 	regs->r8 = sc->r8, regs->r9 = sc->r9, regs->r10 = sc->r10, regs->r11 = sc->r11;
 	regs->r12 = sc->r12, regs->r13 = sc->r13, regs->r14 = sc->r14, regs->r15 = sc->r15;

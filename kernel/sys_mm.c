@@ -38,6 +38,11 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 		f = fd_get(&current->fds, (unsigned int)fd);
 		if (!f)
 			return -EBADF;
+		/* Linux's file_mmap_ok for a file of no type (perf's anonymous
+		 * inode): the mapping may end no higher than the last page below
+		 * 2^64. (It would wrap a driver's byte offsets.) */
+		if ((uint64_t)off > -PAGE_SIZE - size)
+			return -EOVERFLOW;
 		if (!f->ops->mmap)
 			return -ENODEV;
 		if ((type != MAP_PRIVATE && (prot & PROT_WRITE) &&
@@ -54,10 +59,13 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 		if (!range_free(us, start, start + size)) {
 			if (flags & MAP_FIXED_NOREPLACE)
 				return -EEXIST;
-			uspace_unmap(us, start, start + size);
+			if (uspace_unmap(us, start, start + size))
+				return -ENOMEM;	/* Linux 6.1's mmap_region */
 		}
 	} else {
 		start = ALIGN_DOWN((uint64_t)addr, PAGE_SIZE);
+		if (start && start < MMAP_MIN_ADDR)
+			start = MMAP_MIN_ADDR;	/* Linux's round_hint_to_min */
 		if (!start || !is_user_range(start, size) || !range_free(us, start, start + size))
 			start = uspace_find_free(us, size, us->mmap_base);
 		if (!start)
@@ -88,8 +96,7 @@ long sys_munmap(long addr, long len)
 
 	if ((addr & (PAGE_SIZE - 1)) || !len || !is_user_range(addr, size))
 		return -EINVAL;
-	uspace_unmap(current->us, addr, addr + size);
-	return 0;
+	return uspace_unmap(current->us, addr, addr + size);
 }
 
 long sys_mprotect(long addr, long len, long prot)
@@ -164,8 +171,8 @@ long sys_brk(long addr)
 		us->brk = addr;
 		perf_event_mmap(current, v);	/* the heap, as do_brk_flags sends */
 		return us->brk;
-	} else if (new_top < old_top) {
-		uspace_unmap(us, new_top, old_top);
+	} else if (new_top < old_top && uspace_unmap(us, new_top, old_top)) {
+		return us->brk;		/* it would cut a mapping that may not be split */
 	}
 	us->brk = addr;
 	return us->brk;

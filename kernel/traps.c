@@ -69,14 +69,14 @@ static void kernel_exception(struct pt_regs *regs)
 	panic_regs(regs, "%s in kernel mode", name ? name : "reserved exception");
 }
 
-void trap_dispatch(struct pt_regs *regs)
+void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 {
 	unsigned v = regs->vector;
 
-	/* Interrupts and NMIs that sample are timed whole for the sampling
-	 * CPU budget (overflow.c): the model's MSR and timer work, the record,
-	 * the EOI. */
-	uint64_t start = rdtsc();
+	/* Interrupts and NMIs that sample are timed for the sampling CPU
+	 * budget (overflow.c) from the stub's first instruction to the EOI:
+	 * the model's MSR and timer work, the record and all. */
+	uint64_t start = entry_tsc;
 	unsigned long work = READ_ONCE(perf_sample_work);
 
 	if (v == X86_TRAP_NMI) {

@@ -53,5 +53,6 @@ void irq_register(unsigned vector, irq_handler_t handler);
 /* For an in-kernel fault: resume at its fixup and return true, if it has one.
  * The fixup finds the exception vector in %rax. */
 bool fixup_exception(struct pt_regs *regs);
-/* The C side of entry.asm: every exception and interrupt lands here. */
-void trap_dispatch(struct pt_regs *regs);
+/* The C side of entry.asm: every exception and interrupt lands here;
+ * entry_tsc is the TSC of its stub's first instruction. */
+void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc);

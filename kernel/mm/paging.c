@@ -62,6 +62,24 @@ pte_t *pte_walk(uint64_t pml4_phys, uint64_t va, bool create)
 	return &table(tbl)[pt_index(va, 0)];
 }
 
+uint64_t pte_next_table(uint64_t pml4_phys, uint64_t va)
+{
+	uint64_t tbl = pml4_phys;
+
+	for (int level = 3; level > 0; level--) {
+		pte_t e = table(tbl)[pt_index(va, level)];
+		if (!(e & PTE_P)) {
+			/* nothing under this entry: the next one's first address */
+			uint64_t span = PAGE_SIZE << (9 * level);
+			return (va & ~(span - 1)) + span;
+		}
+		if (e & PTE_PS)
+			return va;
+		tbl = e & PTE_ADDR;
+	}
+	return va;
+}
+
 int map_page(uint64_t pml4_phys, uint64_t va, uint64_t phys, uint64_t flags)
 {
 	pte_t *e = pte_walk(pml4_phys, va, true);

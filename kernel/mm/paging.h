@@ -69,6 +69,11 @@ void paging_init(void);
 /* The leaf entry for va, or NULL; with create, intermediate tables are made
  * (user-accessible below USER_END). 2 MiB leaves are returned as they are. */
 pte_t *pte_walk(uint64_t pml4_phys, uint64_t va, bool create);
+/* The first address at or above va whose leaf entry has a table to live in
+ * (va when it has): walks over a range skip what was never mapped a
+ * directory at a time, not a page at a time (an unmap of 2^47 bytes would
+ * otherwise take 2^35 steps). It may wrap to 0 past the top. */
+uint64_t pte_next_table(uint64_t pml4_phys, uint64_t va);
 /* Map one 4 KiB page; -ENOMEM when a table cannot be allocated. */
 int map_page(uint64_t pml4_phys, uint64_t va, uint64_t phys, uint64_t flags);
 /* Unmap one page and flush it from the TLB; returns the old entry. */

@@ -96,6 +96,9 @@ static uint64_t pte_flags(unsigned prot)
 static void unmap_range(struct uspace *us, uint64_t start, uint64_t end)
 {
 	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+		va = pte_next_table(us->pml4, va);
+		if (va >= end || !va)
+			break;
 		pte_t *e = pte_walk(us->pml4, va, false);
 		if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
 			continue;
@@ -119,15 +122,34 @@ static struct vma *vma_split(struct vma *v, uint64_t addr)
 	n->pgoff = v->pgoff + (addr - v->start);
 	v->end = addr;
 	v->next = n;
-	if (n->ops && n->ops->open)
-		n->ops->open(n);
 	return n;
 }
 
-void uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
+/* Whether the VMAs that [start, end) would cut agree to be cut: 0 or the
+ * first refusal's errno (only the two ends can cut a VMA). */
+static int may_split_range(struct uspace *us, uint64_t start, uint64_t end)
+{
+	uint64_t cuts[2] = { start, end };
+
+	for (int i = 0; i < 2; i++) {
+		struct vma *v = vma_find(us, cuts[i]);
+		if (!v || v->start == cuts[i] || !v->ops || !v->ops->may_split)
+			continue;
+		int err = v->ops->may_split(v, cuts[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 {
 	struct vma **link = &us->vmas;
 	uint64_t lo = end, hi = start;	/* what was unmapped */
+	int err = may_split_range(us, start, end);
+
+	if (err)
+		return err;
 
 	while (*link) {
 		struct vma *v = *link;
@@ -154,6 +176,7 @@ void uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 	}
 	if (lo < hi)
 		prune_tables(us->pml4, lo, hi, 3);	/* the tables go as Linux's free_pgtables */
+	return 0;
 }
 
 int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned prot)
@@ -165,6 +188,9 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 			return -ENOMEM;
 		a = v->end;
 	}
+	int err = may_split_range(us, start, end);
+	if (err)
+		return err;
 	for (struct vma *v = vma_find(us, start); v && v->start < end; v = v->next) {
 		if (v->start < start && !(v = vma_split(v, start)))
 			return -ENOMEM;
@@ -172,6 +198,9 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 			return -ENOMEM;
 		v->flags = (v->flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | prot;
 		for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
+			va = pte_next_table(us->pml4, va);
+			if (va >= v->end || !va)
+				break;
 			pte_t *e = pte_walk(us->pml4, va, false);
 			if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
 				continue;

@@ -15,10 +15,12 @@
 #define VM_EXE		0x100	/* a segment of the program's ELF file (pgoff: its file offset) */
 
 struct vma;
-/* A driver's mapping (VM_SPECIAL): open when a split makes a second VMA of
- * it, close when a VMA of it goes away. */
+/* A driver's mapping (VM_SPECIAL): may_split answers 0 or an errno when a
+ * munmap, mprotect or MAP_FIXED would cut the VMA at addr (Linux's
+ * vm_operations_struct.may_split: the call fails, nothing changes); close
+ * runs when a VMA of it goes away. */
 struct vma_ops {
-	void (*open)(struct vma *vma);
+	int (*may_split)(struct vma *vma, uint64_t addr);
 	void (*close)(struct vma *vma);
 };
 
@@ -43,6 +45,9 @@ struct uspace {
 #define STACK_MAX	(8 * MiB)		/* RLIMIT_STACK */
 #define MMAP_BASE	(STACK_TOP - 128 * MiB)	/* TASK_SIZE - minimum stack gap */
 #define ET_DYN_BASE	0x0000555555554000ul	/* ELF_ET_DYN_BASE */
+/* vm.mmap_min_addr (Debian's): mmap hints below it are raised to it. A
+ * MAP_FIXED mapping may go lower: every program here has root's rights. */
+#define MMAP_MIN_ADDR	0x10000ul
 
 struct uspace *uspace_create(void);
 /* Frees every page table and every frame the space owns. */
@@ -54,9 +59,11 @@ struct vma *vma_find(struct uspace *us, uint64_t addr);
 struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned flags);
 /* Highest free range of len bytes below limit, or 0. */
 uint64_t uspace_find_free(struct uspace *us, uint64_t len, uint64_t limit);
-/* Remove [start, end) from every VMA it touches, freeing owned frames. */
-void uspace_unmap(struct uspace *us, uint64_t start, uint64_t end);
-/* Change protection of [start, end); -ENOMEM if part of it is unmapped. */
+/* Remove [start, end) from every VMA it touches, freeing owned frames; an
+ * errno, and nothing removed, if a VMA that would be cut may not be split. */
+int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end);
+/* Change protection of [start, end); -ENOMEM if part of it is unmapped, the
+ * errno of a VMA that may not be split. */
 int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned prot);
 /* Drop the pages of [start, end) (MADV_DONTNEED): they read as zero again. */
 int uspace_discard(struct uspace *us, uint64_t start, uint64_t end);

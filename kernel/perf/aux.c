@@ -58,12 +58,16 @@ static void aux_free(struct perf_aux *aux)
 	perf_stats.aux_areas--;
 }
 
-int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff, int nr_pages,
-		 uint64_t watermark, bool overwrite)
+int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff,
+		 uint64_t nr_pages, uint64_t watermark, bool overwrite)
 {
 	/* Linux's has_aux(): a PMU without setup_aux writes no AUX data. */
 	if (!e->pmu->setup_aux)
 		return -EOPNOTSUPP;
+	/* Linux's kcalloc of the page array fails first for a size like this
+	 * one (an empty mapping of 2^43 bytes costs the user nothing). */
+	if (nr_pages > AUX_MAX_PAGES)
+		return -ENOMEM;
 	assert(!rb->aux && nr_pages > 0 && !(nr_pages & (nr_pages - 1)));
 	struct perf_aux *aux = kzalloc(sizeof(*aux));
 	if (!aux)
@@ -73,7 +77,7 @@ int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff, i
 	aux->pages = kzalloc(nr_pages * sizeof(*aux->pages));
 	if (!aux->phys || !aux->pages)
 		goto fail;
-	for (int i = 0; i < nr_pages; i++) {
+	for (int i = 0; i < (int)nr_pages; i++) {
 		if (!(aux->phys[i] = frame_alloc_zeroed()))
 			goto fail;
 		aux->pages[i] = phys_to_virt(aux->phys[i]);

@@ -69,8 +69,10 @@ struct perf_buffer *rb_alloc(int nr_pages, bool writable, uint64_t watermark);
  * aux_offset pgoff (bytes); watermark 0: half of it. -EOPNOTSUPP when the
  * PMU writes no AUX data (no setup_aux), -ENOMEM. The caller's reference
  * is the mappings' one: rb_put_aux drops it. */
-int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff, int nr_pages,
-		 uint64_t watermark, bool overwrite);
+int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff,
+		 uint64_t nr_pages, uint64_t watermark, bool overwrite);
+/* More AUX pages than this (4 GiB) are -ENOMEM before any is allocated. */
+#define AUX_MAX_PAGES	(1ull << 20)
 /* Drop a reference to rb's AUX area; the last frees it (free_aux first). */
 void rb_put_aux(struct perf_buffer *rb);
 /* Send e's records to rb (NULL: nowhere); -ENOMEM. */

@@ -203,11 +203,11 @@ again:
 	irq_restore(flags);
 }
 
-/* AUX mappings start at aux_offset, above the data's (a piece of a split
- * data mapping has a pgoff too, below it). */
+/* The AUX area is mapped at aux_offset, the data ring at 0: perf mappings
+ * are never split, so a VMA's pgoff tells which it is. */
 static bool is_aux_vma(const struct perf_buffer *rb, const struct vma *vma)
 {
-	return rb->aux && vma->pgoff >= rb->aux->pgoff;
+	return rb->aux && vma->pgoff == rb->aux->pgoff;
 }
 
 /* A mapping of e's file never outlives e (it holds the file), and e keeps
@@ -239,21 +239,16 @@ static void perf_vma_close(struct vma *vma)
 	file_put(f);	/* the mapping held the file */
 }
 
-/* A munmap split the mapping in two: both pieces hold the buffer. */
-static void perf_vma_open(struct vma *vma)
+/* Linux's perf_mmap_may_split (6.1.147 and later): a piece of a ring or AUX
+ * mapping would have an offset and size that no count matches, so munmap,
+ * mprotect or MAP_FIXED of part of one fails with EINVAL. */
+static int perf_vma_may_split(struct vma *vma, uint64_t addr)
 {
-	struct file *f = vma->priv;
-	struct perf_event *e = f->priv;
-
-	e->rb->mmap_count++;
-	rb_user_of(e->rb, e)->mmap_count++;
-	if (is_aux_vma(e->rb, vma))
-		e->rb->aux->mmap_count++;
-	file_get(f);
+	return -EINVAL;
 }
 
 static const struct vma_ops perf_vma_ops = {
-	.open = perf_vma_open,
+	.may_split = perf_vma_may_split,
 	.close = perf_vma_close,
 };
 
@@ -291,8 +286,7 @@ static long perf_mmap_aux(struct file *f, struct vma *vma)
 {
 	struct perf_event *e = f->priv;
 	struct perf_buffer *rb = e->rb;
-	uint64_t size = vma->end - vma->start;
-	int nr_pages = size / PAGE_SIZE;
+	uint64_t size = vma->end - vma->start, nr_pages = size / PAGE_SIZE;
 
 	if (!rb)
 		return -EINVAL;		/* the data mapping comes first */
@@ -303,7 +297,7 @@ static long perf_mmap_aux(struct file *f, struct vma *vma)
 		return -EINVAL;
 	if (rb->aux && rb->aux->pgoff != vma->pgoff)
 		return -EINVAL;		/* mapped already, elsewhere */
-	if (aux_size != size || (rb->aux && rb->aux->nr_pages != nr_pages))
+	if (aux_size != size || (rb->aux && (uint64_t)rb->aux->nr_pages != nr_pages))
 		return -EINVAL;
 	if (nr_pages & (nr_pages - 1))
 		return -EINVAL;

@@ -13,6 +13,7 @@
 #define FZ_ARENA_PAGES	8192		/* 32 MiB where every perf mapping goes (MAP_FIXED) */
 #define FZ_TRACE	64		/* calls kept for the failure report */
 #define FZ_MAX_OPEN	48		/* descriptors held before closing is preferred */
+#define FZ_MIN_OPEN	6		/* ... and before opening is */
 
 /* ---- the generator: splitmix64, so one seed gives one sequence ---- */
 

@@ -313,6 +313,10 @@ static void one_call(void)
 	 * kernel's time goes to them (Linux's throttling is per event too). */
 	if (fz_open_count > FZ_MAX_OPEN && fz_one_in(2))
 		w = 20;		/* close */
+	/* A handful at least, or most calls meet EBADF: groups, SET_OUTPUT and shared rings
+	 * need several events alive at once. */
+	if (fz_open_count < FZ_MIN_OPEN && fz_one_in(3))
+		w = 0;		/* open */
 	if (w < 14) fz_op_open();
 	else if (w < 16) fz_persistent_type >= 0 ? fz_op_reopen() : fz_op_open();
 	else if (w < 25) fz_op_close();

@@ -28,6 +28,10 @@ static uint8_t *scratch;
 /* A page whose next page is not mapped: buffers that straddle its end. */
 static uint8_t *edge;
 
+/* An address range nothing is ever mapped in (the kernel places mappings top-down from
+ * 128 MiB below the stack; the program and its heap are low). */
+#define HUGE_HOLE	((void *)(1ull << 44))
+
 /* Outside the arena: mappings the kernel placed itself (no MAP_FIXED). */
 static struct { void *addr; size_t len; } outside[16];
 
@@ -137,7 +141,7 @@ static size_t random_pages(void)
 	switch (fz_below(8)) {
 	case 0: return 1 + fz_below(40);
 	case 1: return 1 + (1u << fz_below(9));
-	case 2: return fz_one_in(64) ? (size_t)1 << (10 + fz_below(12)) : 1;
+	case 2: return fz_one_in(64) ? (size_t)1 << (10 + fz_below(24)) : 1;
 	default: return 1 + (1u << fz_below(5));
 	}
 }
@@ -262,6 +266,14 @@ void fz_op_munmap(void)
 			len = FZ_PAGE;		/* never a range that could reach our own pages */
 		r->a[0] = (long)p, r->a[1] = len;
 		fz_rec_end(r, syscall(SYS_munmap, p, len));
+		return;
+	}
+	if (fz_one_in(16)) {
+		/* Huge and empty: [16 TiB, 24 TiB) holds nothing of ours, and a walk of it
+		 * a page at a time would take the kernel minutes. */
+		uint64_t len = 1ull << (30 + fz_below(14));
+		r->a[0] = (long)HUGE_HOLE, r->a[1] = len;
+		fz_rec_end(r, syscall(SYS_munmap, HUGE_HOLE, len));
 		return;
 	}
 	if (fz_one_in(8)) {

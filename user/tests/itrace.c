@@ -2,6 +2,7 @@
 #include "ktap.h"
 #include "perf.h"
 #include "itrace_decode.h"
+#include "pmuos.h"
 
 #include <fcntl.h>
 #include <pmuos/perf_ext.h>
@@ -548,4 +549,37 @@ TEST(signal_handler_traced_without_tf)
 	expect_function_run(&trace);
 	signal(SIGUSR1, SIG_DFL);
 	itrace_close(&t);
+}
+
+/* An AUX mapping of 2^31 pages costs the user nothing but an address range: the kernel must
+ * refuse it before its page count reaches an int (ENOMEM, as Linux's kcalloc of the page
+ * array fails), and a ring mapping is never split, so its AUX area is freed only with the
+ * one mapping that holds it. */
+TEST(huge_aux_area_is_enomem)
+{
+	int type = itrace_pmu_type();
+
+	if (type < 0)
+		SKIP("no itrace PMU: a pmuos one");
+	struct perf_event_attr attr = perf_attr(type, 0);
+	attr.disabled = 1;
+	int fd = perf_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = mmap(NULL, 2 * PERF_PAGE, PROT_READ | PROT_WRITE,
+					       MAP_SHARED, fd, 0);
+	ASSERT_NE(pc, MAP_FAILED);
+	for (int shift = 43; shift <= 45; shift++) {
+		pc->aux_offset = 2 * PERF_PAGE;
+		pc->aux_size = 1ull << shift;
+		EXPECT_ERRNO(mmap(NULL, 1ull << shift, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				  2 * PERF_PAGE), ENOMEM);
+	}
+	pc->aux_size = 2 * PERF_PAGE;
+	char *a = mmap(NULL, 2 * PERF_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * PERF_PAGE);
+	ASSERT_NE(a, MAP_FAILED);
+	EXPECT_ERRNO(munmap(a, PERF_PAGE), EINVAL);
+	EXPECT_EQ(pmuos_accounting("perf_aux_areas") > 0, 1);
+	EXPECT_EQ(munmap(a, 2 * PERF_PAGE), 0);
+	EXPECT_EQ(munmap(pc, 2 * PERF_PAGE), 0);
+	close(fd);
 }

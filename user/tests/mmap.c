@@ -164,3 +164,32 @@ TEST(too_large)
 	ASSERT_ERRNO(sys_mmap(NULL, 1UL << 48, RW, ANON, -1, 0), ENOMEM);
 	ASSERT_ERRNO(sys_mmap(NULL, -PAGE, RW, ANON, -1, 0), ENOMEM);
 }
+
+/* vm.mmap_min_addr: a hint below 64 KiB is raised to it (round_hint_to_min); root may still
+ * map there with MAP_FIXED, on Linux as here. */
+TEST(low_hint_is_raised_to_mmap_min_addr)
+{
+	void *p = mmap((void *)0x1000, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(p, MAP_FAILED);
+	EXPECT_EQ((uintptr_t)p, 0x10000);
+	EXPECT_EQ(munmap(p, 4096), 0);
+	p = mmap((void *)0x1000, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	EXPECT_EQ((uintptr_t)p, 0x1000);
+	EXPECT_EQ(munmap((void *)0x1000, 4096), 0);
+}
+
+/* 32 TiB of address space costs nothing until touched: mapping, protecting and unmapping it
+ * must not walk it a page at a time (2^33 steps). */
+TEST(huge_reservation_maps_protects_and_unmaps)
+{
+	size_t len = 1ull << 45;
+	char *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	ASSERT_NE(p, MAP_FAILED);
+	EXPECT_EQ(mprotect(p, len, PROT_READ | PROT_WRITE), 0);
+	p[0] = 1, p[len / 2] = 2, p[len - 1] = 3;
+	EXPECT_EQ(mprotect(p, len, PROT_READ), 0);
+	EXPECT_EQ(p[len / 2], 2);
+	EXPECT_EQ(munmap(p, len), 0);
+}

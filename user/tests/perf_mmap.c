@@ -161,3 +161,38 @@ TEST(index_follows_counter)
 	munmap(pc, PERF_PAGE);
 	close(fd);
 }
+
+/* Linux 6.1.147 and later (perf_mmap_may_split): part of a ring's mapping cannot be unmapped,
+ * protected or mapped over, which would leave pieces no count matches; the whole can. */
+TEST(ring_mapping_is_never_split)
+{
+	int fd = perf_open_sw(PERF_COUNT_SW_DUMMY, 0, true, -1);
+	char *p = mmap(NULL, 9 * PERF_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	ASSERT_NE(p, MAP_FAILED);
+	EXPECT_ERRNO(munmap(p + PERF_PAGE, PERF_PAGE), EINVAL);
+	EXPECT_ERRNO(munmap(p, PERF_PAGE), EINVAL);
+	EXPECT_ERRNO(munmap(p - PERF_PAGE, 2 * PERF_PAGE), EINVAL);	/* the end cuts it */
+	EXPECT_ERRNO(mprotect(p + 2 * PERF_PAGE, PERF_PAGE, PROT_READ), EINVAL);
+	EXPECT_ERRNO(mmap(p + PERF_PAGE, PERF_PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+			  MAP_FIXED, -1, 0), ENOMEM);	/* Linux 6.1's mmap_region */
+	EXPECT_EQ(((struct perf_event_mmap_page *)p)->data_size, 8 * PERF_PAGE);	/* intact */
+	EXPECT_EQ(mprotect(p, 9 * PERF_PAGE, PROT_READ), 0);
+	EXPECT_EQ(munmap(p, 9 * PERF_PAGE), 0);
+	close(fd);
+}
+
+/* Linux's file_mmap_ok for perf's file (no type: ULONG_MAX): a mapping must end no higher than
+ * the last page below 2^64; below that, the offset is perf's to refuse. */
+TEST(offset_that_wraps_is_eoverflow)
+{
+	int fd = perf_open_sw(PERF_COUNT_SW_DUMMY, 0, true, -1);
+
+	EXPECT_ERRNO(mmap(NULL, 2 * PERF_PAGE, PROT_READ, MAP_SHARED, fd, -PERF_PAGE), EOVERFLOW);
+	EXPECT_ERRNO(mmap(NULL, 2 * PERF_PAGE, PROT_READ, MAP_SHARED, fd, -2 * PERF_PAGE),
+		     EOVERFLOW);
+	EXPECT_ERRNO(mmap(NULL, PERF_PAGE, PROT_READ, MAP_SHARED, fd, -2 * PERF_PAGE), EINVAL);
+	EXPECT_ERRNO(mmap(NULL, PERF_PAGE, PROT_READ, MAP_SHARED, fd, INT64_MAX & -PERF_PAGE),
+		     EINVAL);
+	close(fd);
+}

@@ -266,7 +266,8 @@ TEST(sampling_budget_leaves_the_task_time)
 	ktap_print("%u samples, %u throttles; the loop took %llu cycles, %llu alone", samples,
 		   throttles, (unsigned long long)sampled, (unsigned long long)alone);
 	EXPECT_GE(throttles, 1);
-	/* A quarter of the CPU, less what the budget does not time: each interrupt's entry
-	 * and exit stubs (with the simulated PMU's hooks) and the wake-ups' self-IPIs. */
-	EXPECT_LE(sampled, 6 * alone);
+	/* A quarter of the CPU, less what the budget does not time (each interrupt's return
+	 * to user mode, the samples after the budget ran out, one an event) and less the
+	 * window it was spent in: 5 to 6 times as long, measured; an eighth is the bound. */
+	EXPECT_LE(sampled, 8 * alone);
 }

@@ -1,9 +1,11 @@
 /* user/tests/signals.c: signals sent to self: handlers, siginfo, masks, pending delivery, sigreturn. */
 #include "ktap.h"
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t hits;
@@ -251,4 +253,132 @@ TEST(sigreturn_restores_registers)
 	ASSERT_EQ(r10, 0x1010101010101010);
 	ASSERT_EQ(xmm_out, xmm);
 	restore_default(SIGUSR1);
+}
+
+#define NONCANONICAL 0x8000000000000000UL /* no user address, with 4- or 5-level paging */
+#define MXCSR_DEFAULT 0x1f80
+
+static sigjmp_buf recover;
+static siginfo_t segv_info;
+static volatile sig_atomic_t segv_hits;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	segv_info = *si;
+	segv_hits++;
+	siglongjmp(recover, 1);
+}
+
+/* Runs fn(arg) with SIGSEGV caught; true when SIGSEGV came instead of a return. */
+static bool segv_from(void (*fn)(uintptr_t), uintptr_t arg)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	segv_hits = 0;
+	memset(&segv_info, 0, sizeof(segv_info));
+	if (sigsetjmp(recover, 1) == 0)
+		fn(arg);
+	restore_default(SIGSEGV);
+	return segv_hits == 1;
+}
+
+static void kill_self(uintptr_t sig)
+{
+	kill(getpid(), (int)sig);
+}
+
+static void set_rip(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)NONCANONICAL;
+	hits++;
+}
+
+/* sigreturn to no user address: SIGSEGV as from #GP (Linux takes it when the return faults). */
+TEST(sigreturn_noncanonical_rip_segv)
+{
+	handle(SIGUSR1, set_rip, 0);
+	ASSERT_TRUE(segv_from(kill_self, SIGUSR1));
+	ASSERT_EQ(hits, 1);
+	ASSERT_EQ(segv_info.si_signo, SIGSEGV);
+	ASSERT_EQ(segv_info.si_code, SI_KERNEL);
+	ASSERT_EQ(segv_info.si_addr, NULL);
+	restore_default(SIGUSR1);
+}
+
+/* A handler at no user address: the signal's delivery ends in SIGSEGV, as from #GP. */
+TEST(noncanonical_handler_segv)
+{
+	struct sigaction sa = { .sa_handler = (void (*)(int))NONCANONICAL };
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGUSR2, &sa, NULL), 0);
+	ASSERT_TRUE(segv_from(kill_self, SIGUSR2));
+	ASSERT_EQ(segv_info.si_signo, SIGSEGV);
+	ASSERT_EQ(segv_info.si_code, SI_KERNEL);
+	ASSERT_EQ(segv_info.si_addr, NULL);
+	restore_default(SIGUSR2);
+}
+
+static uint32_t read_mxcsr(void)
+{
+	uint32_t v;
+
+	asm volatile("stmxcsr %0" : "=m"(v));
+	return v;
+}
+
+static void load_mxcsr(uintptr_t v)
+{
+	uint32_t m = (uint32_t)v;
+
+	asm volatile("ldmxcsr %0" : : "m"(m));
+}
+
+/* Every MXCSR bit set, and the mask beside it, which is the CPU's to know, not the frame's. */
+static void set_mxcsr(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.fpregs->mxcsr = 0xffffffff;
+	uc->uc_mcontext.fpregs->mxcr_mask = 0xffffffff;
+	hits++;
+}
+
+/*
+ * Linux 6.1 restores a 64-bit frame with the CPU's own FXRSTOR or XRSTOR. Where the CPU
+ * refuses reserved MXCSR bits (#GP, as LDMXCSR from user mode shows), sigreturn fails: SIGSEGV,
+ * and the state is clean again. Where it takes them (QEMU's TCG), they come back as LDMXCSR
+ * leaves them. Either way the kernel survives.
+ */
+TEST(sigreturn_reserved_mxcsr)
+{
+	bool cpu_refuses = segv_from(load_mxcsr, 0xffffffff);
+	uint32_t cpu_keeps = read_mxcsr();
+
+	load_mxcsr(MXCSR_DEFAULT);
+	handle(SIGUSR1, set_mxcsr, 0);
+	bool segv = segv_from(kill_self, SIGUSR1);
+	uint32_t after = read_mxcsr();
+
+	load_mxcsr(MXCSR_DEFAULT);
+	restore_default(SIGUSR1);
+	ktap_print("the CPU %s reserved MXCSR bits", cpu_refuses ? "refuses" : "keeps");
+	ASSERT_EQ(hits, 1);
+	ASSERT_EQ(segv, cpu_refuses);
+	if (segv) {
+		ASSERT_EQ(segv_info.si_code, SI_KERNEL);
+		ASSERT_EQ(after, MXCSR_DEFAULT);
+	} else {
+		ASSERT_EQ(after, cpu_keeps);
+	}
 }
