@@ -183,9 +183,17 @@ long sys_fcntl(long fd, long cmd, long arg)
 		return 0;
 	case F_GETOWN:
 		return f->owner_pid;
-	case F_SETOWN:
-		f->owner_pid = arg;
+	case F_SETOWN: {
+		/* Linux's f_setown: an int, negative for a process group (the
+		 * task is its own here), and it must name one that exists. */
+		int who = (int)arg;
+		if (who == INT32_MIN)
+			return -EINVAL;
+		if (who && (who < 0 ? -who : who) != current->pid)
+			return -ESRCH;
+		f->owner_pid = who;
 		return 0;
+	}
 	case F_GETSIG:
 		return f->sig;
 	case F_SETSIG:

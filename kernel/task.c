@@ -161,27 +161,39 @@ __noreturn void task_exit(int status)
 }
 
 /* A page fault on user memory, counted as Linux counts it: every fault is a
- * page-fault, each one resolved a minor one (there is no disk: no major). */
-static bool user_page_fault(struct pt_regs *regs, uint64_t addr)
+ * page-fault, each one resolved a minor one (there is no disk: no major).
+ * 0, -EFAULT (no mapping allows it), or -ENOMEM (no frame for it). */
+static int user_page_fault(struct pt_regs *regs, uint64_t addr)
 {
 	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs, addr);
-	if (!current || addr >= USER_END ||
-	    uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
-			 regs->error_code & PF_INSTR))
-		return false;
-	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs, addr);
-	return true;
+	if (!current || addr >= USER_END)
+		return -EFAULT;
+	int err = uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
+			       regs->error_code & PF_INSTR);
+	if (!err)
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs, addr);
+	return err;
 }
 
 bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr)
 {
-	return user_page_fault(regs, addr);
+	return user_page_fault(regs, addr) == 0;
 }
 
 void task_user_exception(struct pt_regs *regs)
 {
-	if (regs->vector == X86_TRAP_PF && user_page_fault(regs, read_cr2()))
-		return;
+	if (regs->vector == X86_TRAP_PF) {
+		int err = user_page_fault(regs, read_cr2());
+		if (!err)
+			return;
+		if (err == -ENOMEM) {
+			/* Linux's VM_FAULT_OOM: the OOM killer's SIGKILL, and
+			 * this task is the only one to choose. */
+			printk("pmuos: %s[%d]: out of memory\n", current->comm, current->pid);
+			signal_force(current, SIGKILL, NULL);
+			return;
+		}
+	}
 	if (regs->vector == X86_TRAP_DB && itrace_debug_trap(regs))
 		return;			/* the tracer's single step */
 	if (pmu_sim_rdpmc(regs))	/* user RDPMC under the PMU model */

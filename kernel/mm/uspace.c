@@ -24,6 +24,7 @@ struct uspace *uspace_create(void)
 	pte_t *dst = phys_to_virt(us->pml4), *src = phys_to_virt(kernel_pml4_phys);
 	memcpy(dst + 256, src + 256, 256 * sizeof(pte_t));
 	us->mmap_base = MMAP_BASE;
+	us->covered_from = MMAP_BASE;
 	return us;
 }
 
@@ -56,6 +57,8 @@ struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned
 	struct vma *v;
 
 	assert(start < end && IS_ALIGNED(start, PAGE_SIZE) && IS_ALIGNED(end, PAGE_SIZE));
+	if (us->nr_vmas > MAX_MAP_COUNT)	/* Linux's do_mmap: one past it, then no more */
+		return NULL;
 	while (*link && (*link)->start < start)
 		link = &(*link)->next;
 	if ((*link && (*link)->start < end))
@@ -68,13 +71,33 @@ struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned
 	v->flags = flags;
 	v->next = *link;
 	*link = v;
+	us->nr_vmas++;
+	if (end == us->covered_from)
+		us->covered_from = start;	/* mmap's top-down steps extend it */
 	return v;
+}
+
+#define LOW_GUARD	(PAGE_SIZE * 16)	/* keep NULL's neighbourhood free */
+
+/* The gap right below covered_from, found past the VMAs under it alone (the
+ * program's, the heap's: a few): mmap's usual answer in O(those), where the
+ * walk below takes O(all), and a program with tens of thousands of
+ * mappings would pay that for each. 0 if the gap is too small. */
+static uint64_t gap_below_covered(struct uspace *us, uint64_t len)
+{
+	uint64_t top = us->covered_from, gap_start = LOW_GUARD;
+
+	for (struct vma *v = us->vmas; v && v->start < top; v = v->next)
+		gap_start = MAX(gap_start, v->end);
+	return top >= gap_start + len ? top - len : 0;
 }
 
 uint64_t uspace_find_free(struct uspace *us, uint64_t len, uint64_t limit)
 {
-	uint64_t best = 0, gap_start = PAGE_SIZE * 16;	/* keep NULL's neighbourhood free */
+	uint64_t best = 0, gap_start = LOW_GUARD;
 
+	if (limit == us->mmap_base && (best = gap_below_covered(us, len)))
+		return best;
 	for (struct vma *v = us->vmas;; v = v->next) {
 		uint64_t gap_end = MIN(v ? v->start : limit, limit);
 		if (gap_end >= gap_start + len)
@@ -110,8 +133,9 @@ static void unmap_range(struct uspace *us, uint64_t start, uint64_t end)
 	}
 }
 
-/* Split v at addr (inside it): v keeps [start, addr), the new one the rest. */
-static struct vma *vma_split(struct vma *v, uint64_t addr)
+/* Split v at addr (inside it): v keeps [start, addr), the new one the rest.
+ * NULL when the heap is exhausted. */
+static struct vma *vma_split(struct uspace *us, struct vma *v, uint64_t addr)
 {
 	struct vma *n = kmalloc(sizeof(*n));
 
@@ -122,22 +146,39 @@ static struct vma *vma_split(struct vma *v, uint64_t addr)
 	n->pgoff = v->pgoff + (addr - v->start);
 	v->end = addr;
 	v->next = n;
+	us->nr_vmas++;
 	return n;
 }
 
-/* Whether the VMAs that [start, end) would cut agree to be cut: 0 or the
- * first refusal's errno (only the two ends can cut a VMA). */
-static int may_split_range(struct uspace *us, uint64_t start, uint64_t end)
+/* Cut the VMAs that straddle start or end there, so that [start, end) is
+ * made of whole VMAs: 0, or the errno of a driver's VMA that may not be
+ * split (nothing is cut then), or -ENOMEM (max_map_count, the heap; a cut
+ * made already stays, which no one can see). As Linux counts: an mprotect
+ * may not split past max_map_count, a munmap only where it leaves one more
+ * VMA than before (the middle of one); its other cuts are removed at once. */
+static int split_range(struct uspace *us, uint64_t start, uint64_t end, bool unmap)
 {
 	uint64_t cuts[2] = { start, end };
+	struct vma *v;
 
 	for (int i = 0; i < 2; i++) {
-		struct vma *v = vma_find(us, cuts[i]);
-		if (!v || v->start == cuts[i] || !v->ops || !v->ops->may_split)
+		if ((v = vma_find(us, cuts[i])) && v->start != cuts[i] && v->ops &&
+		    v->ops->may_split) {
+			int err = v->ops->may_split(v, cuts[i]);
+			if (err)
+				return err;
+		}
+	}
+	v = vma_find(us, start);
+	if (unmap && v && v->start < start && end < v->end && us->nr_vmas >= MAX_MAP_COUNT)
+		return -ENOMEM;		/* the middle of one: one VMA more */
+	for (int i = 0; i < 2; i++) {
+		if (!(v = vma_find(us, cuts[i])) || v->start == cuts[i])
 			continue;
-		int err = v->ops->may_split(v, cuts[i]);
-		if (err)
-			return err;
+		if (!unmap && us->nr_vmas >= MAX_MAP_COUNT)
+			return -ENOMEM;
+		if (!vma_split(us, v, cuts[i]))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -146,11 +187,10 @@ int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 {
 	struct vma **link = &us->vmas;
 	uint64_t lo = end, hi = start;	/* what was unmapped */
-	int err = may_split_range(us, start, end);
+	int err = split_range(us, start, end, true);
 
 	if (err)
 		return err;
-
 	while (*link) {
 		struct vma *v = *link;
 		if (v->end <= start) {
@@ -159,23 +199,19 @@ int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 		}
 		if (v->start >= end)
 			break;
-		/* Keep what lies outside [start, end) as VMAs of their own. (A split
-		 * fails only when the heap is exhausted; then v goes whole.) */
-		if (v->start < start && vma_split(v, start)) {
-			link = &v->next;
-			continue;
-		}
-		if (v->end > end)
-			vma_split(v, end);
 		unmap_range(us, v->start, v->end);
 		lo = MIN(lo, v->start), hi = MAX(hi, v->end);
 		if (v->ops && v->ops->close)
 			v->ops->close(v);
 		*link = v->next;
 		kfree(v);
+		us->nr_vmas--;
 	}
-	if (lo < hi)
-		prune_tables(us->pml4, lo, hi, 3);	/* the tables go as Linux's free_pgtables */
+	if (lo >= hi)
+		return 0;			/* nothing was there */
+	prune_tables(us->pml4, lo, hi, 3);	/* the tables go as Linux's free_pgtables */
+	if (hi > us->covered_from)
+		us->covered_from = MIN(hi, us->mmap_base);	/* what is left above hi */
 	return 0;
 }
 
@@ -188,14 +224,10 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 			return -ENOMEM;
 		a = v->end;
 	}
-	int err = may_split_range(us, start, end);
+	int err = split_range(us, start, end, false);
 	if (err)
 		return err;
 	for (struct vma *v = vma_find(us, start); v && v->start < end; v = v->next) {
-		if (v->start < start && !(v = vma_split(v, start)))
-			return -ENOMEM;
-		if (v->end > end && !vma_split(v, end))
-			return -ENOMEM;
 		v->flags = (v->flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | prot;
 		for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
 			va = pte_next_table(us->pml4, va);
@@ -228,9 +260,11 @@ int uspace_discard(struct uspace *us, uint64_t start, uint64_t end)
 int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n)
 {
 	struct vma *v = vma_find(us, va);
-	uint64_t pa = frame_alloc_zeroed();
+	uint64_t pa;
 
-	if (!pa)
+	if (!v)
+		return -EFAULT;
+	if (!(pa = frame_alloc_zeroed()))
 		return -ENOMEM;
 	if (src)
 		memcpy(phys_to_virt(pa), src, MIN(n, PAGE_SIZE));
@@ -253,5 +287,5 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 	pte_t *e = pte_walk(us->pml4, addr, false);
 	if (e && (*e & PTE_P))
 		return -EFAULT;		/* present: a real protection fault */
-	return uspace_populate(us, addr, NULL, 0) ? -EFAULT : 0;
+	return uspace_populate(us, addr, NULL, 0);
 }

@@ -36,8 +36,10 @@ struct vma {
 struct uspace {
 	uint64_t pml4;		/* physical */
 	struct vma *vmas;
+	unsigned nr_vmas;	/* at most MAX_MAP_COUNT */
 	uint64_t brk_start, brk;
 	uint64_t mmap_base;	/* top-down mmap allocations start below this */
+	uint64_t covered_from;	/* VMAs cover [covered_from, mmap_base) without a gap */
 };
 
 /* Linux x86-64 defaults with randomization off (norandmaps). */
@@ -48,6 +50,10 @@ struct uspace {
 /* vm.mmap_min_addr (Debian's): mmap hints below it are raised to it. A
  * MAP_FIXED mapping may go lower: every program here has root's rights. */
 #define MMAP_MIN_ADDR	0x10000ul
+/* vm.max_map_count, counted as Linux does: a new mapping is ENOMEM once the
+ * count is past it, an mprotect split or a munmap of a VMA's middle once it
+ * is at it. It also bounds the VMA list's walks (a list, not a tree). */
+#define MAX_MAP_COUNT	65530
 
 struct uspace *uspace_create(void);
 /* Frees every page table and every frame the space owns. */
@@ -60,14 +66,17 @@ struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned
 /* Highest free range of len bytes below limit, or 0. */
 uint64_t uspace_find_free(struct uspace *us, uint64_t len, uint64_t limit);
 /* Remove [start, end) from every VMA it touches, freeing owned frames; an
- * errno, and nothing removed, if a VMA that would be cut may not be split. */
+ * errno, and nothing removed, if a VMA that would be cut may not be split
+ * or cannot be (-ENOMEM: max_map_count). */
 int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end);
 /* Change protection of [start, end); -ENOMEM if part of it is unmapped, the
  * errno of a VMA that may not be split. */
 int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned prot);
 /* Drop the pages of [start, end) (MADV_DONTNEED): they read as zero again. */
 int uspace_discard(struct uspace *us, uint64_t start, uint64_t end);
-/* Resolve a user page fault: 0 if a page was provided, else -EFAULT. */
+/* Resolve a user page fault: 0 if a page was provided, -EFAULT if no
+ * mapping allows the access, -ENOMEM if no frame is left. */
 int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec);
-/* Map a page now (zeroed, or a copy of src up to n bytes). */
+/* Map a page now (zeroed, or a copy of src up to n bytes) in the VMA at va:
+ * -EFAULT without one, -ENOMEM. */
 int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n);

@@ -219,7 +219,10 @@ void fz_op_ring_check(void)
 	if (n != want)
 		fz_fail("ring check: read of the sampler gave %ld, not %ld (errno %d)", n, want,
 			errno);
-	if (count > faults || samples + lost > count ||
+	/* LOST counts every record that did not fit, the COMM and MMAP records synthesized
+	 * for a new ring too (a 4 KiB ring fills with MMAP records of the fuzzer's mappings):
+	 * it bounds nothing here. */
+	if (count > faults || samples > count ||
 	    (!lost && !throttles && size - (head - tail) > 2 * ROOM && samples != count))
 		fz_fail("ring check: %u faults, counted %llu, %llu samples and %llu lost in %llu "
 			"of %llu bytes", faults, (unsigned long long)count,

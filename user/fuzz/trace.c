@@ -32,6 +32,8 @@ uint64_t fz_calls;
 uint64_t fz_trace_from = UINT64_MAX;
 static uint64_t made[FZ_NR_CALLS], failed[FZ_NR_CALLS];
 static uint64_t errnos[136];
+/* The first call that gave each errno, as printed: what a rare one came from. */
+static char first_call[136][240];
 
 void fz_printf(const char *fmt, ...)
 {
@@ -60,6 +62,8 @@ static const char *errno_name(int e)
 
 	if (e > 0 && (size_t)e < sizeof(errno_names) / sizeof(errno_names[0]) && errno_names[e])
 		return errno_names[e];
+	if (e == 0)
+		return "-1 without errno";
 	snprintf(buf, sizeof(buf), "errno%d", e);
 	return buf;
 }
@@ -100,9 +104,11 @@ long fz_rec_end(struct fz_rec *r, long ret)
 	r->ret = ret;
 	r->err = ret == -1 ? errno : 0;
 	made[r->call]++;
-	if (r->err) {
+	if (ret == -1) {
+		int e = r->err > 0 && r->err < 136 ? r->err : 0;
 		failed[r->call]++;
-		errnos[r->err < 136 ? r->err : 0]++;
+		if (!errnos[e]++)
+			format(r, first_call[e], sizeof(first_call[e]));
 	}
 	if (fz_calls >= fz_trace_from) {
 		char line[400];
@@ -162,4 +168,7 @@ void fz_stats_print(void)
 			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
 				      errno_name(e), (unsigned long long)errnos[e]);
 	fz_printf("# errors by errno:%s\n", n ? line : " none");
+	for (int e = 0; e < 136; e++)
+		if (errnos[e])
+			fz_printf("# first %s: %s\n", errno_name(e), first_call[e]);
 }

@@ -193,3 +193,39 @@ TEST(huge_reservation_maps_protects_and_unmaps)
 	EXPECT_EQ(p[len / 2], 2);
 	EXPECT_EQ(munmap(p, len), 0);
 }
+
+/* vm.max_map_count (65530): mappings past it are ENOMEM, and so is an mprotect that splits one
+ * and a munmap of the middle of one (one VMA more); a munmap of its head leaves none more and
+ * goes through. Alternate protections keep Linux from merging neighbours. */
+TEST(max_map_count)
+{
+	static char *maps[70000];
+	size_t n = 0;
+
+	for (; n < sizeof(maps) / sizeof(maps[0]); n++) {
+		maps[n] = mmap(NULL, 3 * 4096, n % 2 ? PROT_READ : PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (maps[n] == MAP_FAILED)
+			break;
+	}
+	EXPECT_EQ(errno, ENOMEM);
+	EXPECT_GE(n, 65000);
+	EXPECT_LE(n, 65531);
+	EXPECT_ERRNO(munmap(maps[0] + 4096, 4096), ENOMEM);
+	/* read-write: no neighbour to merge with, so a split */
+	EXPECT_ERRNO(mprotect(maps[1] + 8192, 4096, PROT_READ | PROT_WRITE), ENOMEM);
+	EXPECT_EQ(munmap(maps[0], 4096), 0);
+	EXPECT_ERRNO(munmap(maps[1] + 4096, 4096), ENOMEM);
+	/* mmap stopped one past the limit: two fewer make room for one more */
+	EXPECT_EQ(munmap(maps[2], 3 * 4096), 0);
+	EXPECT_EQ(munmap(maps[3], 3 * 4096), 0);
+	EXPECT_EQ(munmap(maps[1] + 4096, 4096), 0);
+	while (n-- > 4)		/* lowest first: each is found near the list's head */
+		munmap(maps[n], 3 * 4096);
+	munmap(maps[0] + 4096, 2 * 4096);
+	munmap(maps[1], 4096);
+	munmap(maps[1] + 8192, 4096);
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT_NE(p, MAP_FAILED);
+	munmap(p, 4096);
+}

@@ -203,6 +203,24 @@ TEST(sigio_on_wakeups)
 	close(fd);
 }
 
+/* Linux's f_setown: the owner must exist (found by the fuzzer: any number was taken); a
+ * negative one is a process group, and INT_MIN is no number at all. */
+TEST(fsetown_needs_an_owner_that_exists)
+{
+	int fd = perf_open_sw(PERF_COUNT_SW_DUMMY, 0, true, -1);
+
+	ASSERT_GE(fd, 0);
+	EXPECT_ERRNO(fcntl(fd, F_SETOWN, 0x7fff0000), ESRCH);
+	EXPECT_ERRNO(fcntl(fd, F_SETOWN, -0x7fff0000), ESRCH);
+	EXPECT_ERRNO(fcntl(fd, F_SETOWN, (int)0x80000000), EINVAL);
+	EXPECT_EQ(fcntl(fd, F_SETOWN, getpid()), 0);
+	EXPECT_EQ(fcntl(fd, F_GETOWN), getpid());
+	EXPECT_EQ(fcntl(fd, F_SETOWN, -getpid()), 0);	/* (read back only from a group leader) */
+	EXPECT_EQ(fcntl(fd, F_SETOWN, 0), 0);
+	EXPECT_EQ(fcntl(fd, F_GETOWN), 0);
+	close(fd);
+}
+
 /* attr.sigtrap: a synchronous SIGTRAP with TRAP_PERF and sig_data. */
 TEST(sigtrap_on_overflow)
 {
