@@ -140,28 +140,6 @@ static void fpu_clean(void)
 	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr));
 }
 
-/* FXRSTOR that reports its fault: MXCSR bits outside the CPU's MXCSR_MASK
- * raise #GP (SDM Vol. 1 11.6.6), and a frame the user edited may hold them.
- * 0, or the vector the exception table (traps.c) hands back in %rax. */
-static int fxrstor_safe(const uint8_t (*fx)[FXSAVE_SIZE])
-{
-	int err;
-
-	__asm__ volatile("xorl %[err], %[err]\n"
-			 "1: fxrstor64 %[fx]\n"
-			 "jmp 3f\n"
-			 "2: movl %%eax, %[err]\n"
-			 "3:\n"
-			 ".pushsection .extable, \"a\"\n"
-			 ".balign 8\n"
-			 ".quad 1b, 2b\n"
-			 ".popsection\n"
-			 : [err] "=&r"(err)
-			 : [fx] "m"(*fx)
-			 : "rax");
-	return err;
-}
-
 static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigaction *ka,
 		       const siginfo_t *info)
 {
@@ -370,7 +348,7 @@ long sys_rt_sigreturn(void)
 			goto badframe;
 		/* As Linux 6.1 restores a 64-bit frame: the CPU checks MXCSR, and
 		 * a restore that faults is a bad frame, not a masked value. */
-		if (fxrstor_safe(&fx)) {
+		if (fxrstor_safe(fx)) {
 			fpu_clean();
 			goto badframe;
 		}

@@ -67,10 +67,39 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 			 : "memory");
 }
 
+/* One instruction that may fault, for the _safe variants: %[err] ends 0, or
+ * the vector the fault's fixup (traps.c, through the exception table) leaves
+ * in %eax, after the fixup's own instructions. */
+#define ASM_SAFE(insn, fixup)						\
+	"xorl %[err], %[err]\n"						\
+	"1: " insn "\n"							\
+	"jmp 3f\n"							\
+	"2: movl %%eax, %[err]\n"					\
+	fixup								\
+	"3:\n"								\
+	".pushsection .extable, \"a\"\n"				\
+	".balign 8\n"							\
+	".quad 1b, 2b\n"							\
+	".popsection\n"
+
 /* Probing variants: return 0, or the exception vector (#GP = 13) the access
- * raised. The fault is recovered through the exception table (traps.c). */
+ * raised. */
 int rdmsr_safe(uint32_t msr, uint64_t *v);
 int wrmsr_safe(uint32_t msr, uint64_t v);
+
+/* FXRSTOR of a 512-byte, 16-aligned image that may be refused: MXCSR bits
+ * outside the CPU's MXCSR_MASK raise #GP (SDM Vol. 1 11.6.6). 0 or the
+ * vector, as the MSR variants. */
+static inline int fxrstor_safe(const void *image)
+{
+	int err;
+
+	__asm__ volatile(ASM_SAFE("fxrstor64 %[fx]", "")
+			 : [err] "=&r"(err)
+			 : [fx] "m"(*(const uint8_t (*)[512])image)
+			 : "rax");
+	return err;
+}
 
 static inline uint64_t rdtsc(void)
 {

@@ -176,7 +176,8 @@ TEST(pmu_in_sysfs)
 	close(fd);
 }
 
-TEST(open_checks)
+/* A disabled tracer's attr; the test is skipped where there is no itrace PMU. */
+static struct perf_event_attr tracer_attr(void)
 {
 	int type = itrace_pmu_type();
 
@@ -184,6 +185,13 @@ TEST(open_checks)
 		SKIP("no itrace PMU: a pmuos one");
 	struct perf_event_attr attr = perf_attr(type, 0);
 	attr.disabled = 1;
+	return attr;
+}
+
+TEST(open_checks)
+{
+	struct perf_event_attr attr = tracer_attr();
+
 	attr.config = 1ull << 40;
 	EXPECT_ERRNO(perf_open(&attr, 0, -1, -1, 0), EINVAL);
 	attr.config = 0;
@@ -557,12 +565,7 @@ TEST(signal_handler_traced_without_tf)
  * one mapping that holds it. */
 TEST(huge_aux_area_is_enomem)
 {
-	int type = itrace_pmu_type();
-
-	if (type < 0)
-		SKIP("no itrace PMU: a pmuos one");
-	struct perf_event_attr attr = perf_attr(type, 0);
-	attr.disabled = 1;
+	struct perf_event_attr attr = tracer_attr();
 	int fd = perf_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	struct perf_event_mmap_page *pc = mmap(NULL, 2 * PERF_PAGE, PROT_READ | PROT_WRITE,
