@@ -75,7 +75,7 @@ static uint64_t random_config(uint32_t type)
 	default:
 		if ((int)type == fz_persistent_type && fz_persistent_count() && !fz_one_in(4))
 			return fz_persistent_pick();
-		/* itrace: the flush period and notimer; its slowpath (some 800 instructions a
+		/* itrace: the flush period and notimer; its slowpath (some 300 instructions a
 		 * traced instruction) now and then, or it would take most of the run */
 		if ((int)type == fz_itrace_type)
 			return fz_below(1 << 17) | (fz_one_in(16) ? ITRACE_CONFIG_SLOWPATH : 0);
