@@ -7,6 +7,7 @@
 #include "traps.h"
 #include "x86.h"
 #include "lib/string.h"
+#include "mm/kmalloc.h"
 #include "mm/paging.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
@@ -14,10 +15,9 @@
 #include <linux/auxvec.h>
 #include <asm-generic/errno.h>
 
-#define MAX_ARGS	64
 #define STACK_INITIAL	(128 * KiB)	/* populated now; the rest on demand */
-
-static const char *const envp_strings[] = { "HOME=/", "TERM=linux" };
+/* Linux's limit: the strings may take a quarter of RLIMIT_STACK. */
+#define ARG_MAX_BYTES	(STACK_MAX / 4)
 
 static int check_header(const Elf64_Ehdr *eh, size_t size)
 {
@@ -103,12 +103,26 @@ static uint64_t push_string(struct uspace *us, uint64_t sp, const char *s, size_
 	return push_bytes(us, sp, s, n);
 }
 
-static int build_stack(struct uspace *us, const char *cmdline, const Elf64_Ehdr *eh,
+/* Push n strings last to first, their addresses into va[]; sp, or 0. */
+static uint64_t push_strings(struct uspace *us, uint64_t sp, const char *const *s, int n,
+			     uint64_t *va)
+{
+	for (int i = n - 1; i >= 0 && sp; i--)
+		va[i] = sp = push_string(us, sp, s[i], strlen(s[i]));
+	return sp;
+}
+
+static int build_stack(struct uspace *us, const struct exec_args *args, const Elf64_Ehdr *eh,
 		       uint64_t phdr_va, uint64_t bias, uint64_t *rsp)
 {
-	uint64_t argv[MAX_ARGS], envp[ARRAY_SIZE(envp_strings)], sp = STACK_TOP;
-	int argc = 0;
+	uint64_t sp = STACK_TOP, bytes = 0;
 
+	for (int i = 0; i < args->argc; i++)
+		bytes += strlen(args->argv[i]) + 1;
+	for (int i = 0; i < args->envc; i++)
+		bytes += strlen(args->envp[i]) + 1;
+	if (bytes + strlen(args->filename) > ARG_MAX_BYTES)
+		return -E2BIG;
 	if (!vma_insert(us, STACK_TOP - STACK_MAX, STACK_TOP,
 			VM_READ | VM_WRITE | VM_ANON | VM_STACK))
 		return -ENOMEM;
@@ -121,27 +135,7 @@ static int build_stack(struct uspace *us, const char *cmdline, const Elf64_Ehdr 
 	uint64_t at_random = sp = push_bytes(us, sp, random, sizeof(random));
 	const char *platform = "x86_64";
 	uint64_t at_platform = sp = push_string(us, sp, platform, strlen(platform));
-	for (size_t i = 0; i < ARRAY_SIZE(envp_strings); i++)
-		envp[i] = sp = push_string(us, sp, envp_strings[i], strlen(envp_strings[i]));
-
-	/* argv: the module command line split on spaces; pushed last to first. */
-	const char *words[MAX_ARGS];
-	size_t lens[MAX_ARGS];
-	for (const char *p = cmdline; *p && argc < MAX_ARGS;) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		words[argc] = p;
-		while (*p && *p != ' ')
-			p++;
-		lens[argc] = p - words[argc];
-		argc++;
-	}
-	for (int i = argc - 1; i >= 0; i--)
-		argv[i] = sp = push_string(us, sp, words[i], lens[i]);
-	if (!sp)
-		return -E2BIG;
+	uint64_t at_execfn = sp = push_string(us, sp, args->filename, strlen(args->filename));
 
 	uint32_t a, b, c, hwcap;
 	cpuid_count(1, 0, &a, &b, &c, &hwcap);
@@ -159,26 +153,32 @@ static int build_stack(struct uspace *us, const char *cmdline, const Elf64_Ehdr 
 		{ AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 },
 		{ AT_SECURE, 0 },
 		{ AT_RANDOM, at_random },
-		{ AT_EXECFN, argc ? argv[0] : 0 },
+		{ AT_EXECFN, at_execfn },
 		{ AT_PLATFORM, at_platform },
 		{ AT_NULL, 0 },
 	};
 
 	/* Below the strings: argc, argv[], NULL, envp[], NULL, auxv; rsp 16-aligned. */
-	uint64_t vec[1 + MAX_ARGS + 1 + ARRAY_SIZE(envp) + 1 + 2 * ARRAY_SIZE(auxv)];
-	size_t n = 0;
-	vec[n++] = argc;
-	memcpy(&vec[n], argv, 8 * argc), n += argc;
+	size_t words = 1 + args->argc + 1 + args->envc + 1 + 2 * ARRAY_SIZE(auxv), n = 0;
+	uint64_t *vec = kmalloc(8 * words);
+	if (!vec)
+		return -ENOMEM;
+	vec[n++] = args->argc;
+	sp = push_strings(us, sp, args->envp, args->envc, &vec[1 + args->argc + 1]);
+	sp = sp ? push_strings(us, sp, args->argv, args->argc, &vec[1]) : 0;
+	n += args->argc;
 	vec[n++] = 0;
-	memcpy(&vec[n], envp, sizeof(envp)), n += ARRAY_SIZE(envp);
+	n += args->envc;
 	vec[n++] = 0;
 	memcpy(&vec[n], auxv, sizeof(auxv)), n += 2 * ARRAY_SIZE(auxv);
 	*rsp = ALIGN_DOWN(sp - 8 * n, 16);
-	return poke(us, *rsp, vec, 8 * n);
+	int err = sp ? poke(us, *rsp, vec, 8 * n) : -E2BIG;
+	kfree(vec);
+	return err;
 }
 
 int elf_load(struct uspace *us, const void *image, size_t size,
-	     const char *cmdline, struct pt_regs *regs)
+	     const struct exec_args *args, struct pt_regs *regs)
 {
 	const Elf64_Ehdr *eh = image;
 	const uint8_t *bytes = image;
@@ -212,7 +212,7 @@ int elf_load(struct uspace *us, const void *image, size_t size,
 	if (!brk)
 		return -ENOEXEC;
 	us->brk_start = us->brk = brk;
-	err = build_stack(us, cmdline, eh, phdr_va, bias, &rsp);
+	err = build_stack(us, args, eh, phdr_va, bias, &rsp);
 	if (err)
 		return err;
 	*regs = (struct pt_regs){

@@ -6,7 +6,15 @@
 struct pt_regs;
 struct uspace;
 
-/* Map image's segments into us, build the stack from the module command line
- * (argv, split on spaces), and set the user entry frame. 0 or -errno. */
+/* What a new program is given: the path it was run by (AT_EXECFN), its
+ * arguments and environment, byte for byte. */
+struct exec_args {
+	const char *filename;
+	int argc, envc;
+	const char *const *argv, *const *envp;
+};
+
+/* Map image's segments into us, build the stack from args, and set the user
+ * entry frame. 0 or -errno (-E2BIG: the strings do not fit the stack). */
 int elf_load(struct uspace *us, const void *image, size_t size,
-	     const char *cmdline, struct pt_regs *regs);
+	     const struct exec_args *args, struct pt_regs *regs);

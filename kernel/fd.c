@@ -1,6 +1,7 @@
 /* Open files (reference-counted) and the per-process descriptor table. */
 #include "fd.h"
 #include "panic.h"
+#include "fs/vfs.h"
 #include "mm/kmalloc.h"
 #include <asm-generic/errno.h>
 
@@ -32,6 +33,8 @@ void file_put(struct file *f)
 		return;
 	if (f->ops->release)
 		f->ops->release(f);
+	if (f->inode)
+		inode_put(f->inode);
 	files_open--;
 	kfree(f);
 }

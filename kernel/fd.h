@@ -3,6 +3,7 @@
 #include "kernel.h"
 
 struct file;
+struct inode;
 struct vma;
 struct pt_regs;
 
@@ -26,6 +27,7 @@ struct file_ops {
 struct file {
 	const struct file_ops *ops;
 	void *priv;
+	struct inode *inode;	/* the node it was opened on; NULL for perf and anon files */
 	int refs;		/* descriptors (and mappings) that hold it */
 	unsigned flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND, O_ASYNC */
 	long pos;

@@ -1,5 +1,5 @@
 /* The kernel's entry from boot/entry.asm: bring the machine up in order, test
- * it, run the userland programs, halt. */
+ * it, run the userland programs of the run list, halt. */
 #include "apic.h"
 #include "cmdline.h"
 #include "console.h"
@@ -7,6 +7,8 @@
 #include "gdt.h"
 #include "idt.h"
 #include "ktest.h"
+#include "runlist.h"
+#include "fs/initramfs.h"
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
@@ -55,8 +57,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	printk("pmuos 0.1\n");
 	print_banner();
 	x86_pmu_init();		// hardware PMU, or its model
+	fs_init();		// initramfs, /dev, /proc, /sys
 	ktest_run_all();
-	for (int i = 0; i < boot_info.nr_modules; i++)
-		task_run_module(&boot_info.modules[i]);
+	runlist_run();		// the programs
 	machine_halt(0);
 }

@@ -5,6 +5,7 @@
 #include "task.h"
 #include "tsc.h"
 #include "x86.h"
+#include "fs/vfs.h"
 #include "mm/kmalloc.h"
 #include "mm/paging.h"
 #include "mm/uaccess.h"
@@ -228,6 +229,11 @@ long sys_ioctl(long fd, long cmd, long arg)
 		unsigned bit = c == FIONBIO ? O_NONBLOCK : O_ASYNC;
 		f->flags = on ? f->flags | bit : f->flags & ~bit;
 		return 0;
+	case FIONREAD:		/* a regular file: the bytes past the position */
+		if (f->inode && inode_is_reg(f->inode))
+			return put_user((int)MAX((long)f->inode->size - f->pos, 0l), (int *)arg) ?
+			       -EFAULT : 0;
+		break;
 	}
 	return f->ops->ioctl ? f->ops->ioctl(f, c, arg) : -ENOTTY;
 }
@@ -240,28 +246,9 @@ long sys_lseek(long fd, long off, long whence)
 		return -EBADF;
 	if (!f->ops->lseek)
 		return -ESPIPE;
-	if (whence < SEEK_SET || whence > SEEK_END)
+	if (whence < SEEK_SET || whence > SEEK_HOLE)
 		return -EINVAL;
 	return f->ops->lseek(f, off, whence);
-}
-
-long sys_fstat(long fd, long ustat)
-{
-	struct file *f = get(fd);
-	struct stat st = { 0 };
-	unsigned mode = 0;
-	long size = 0;
-
-	if (!f)
-		return -EBADF;
-	if (f->ops->stat)
-		f->ops->stat(f, &mode, &size);
-	st.st_mode = mode;
-	st.st_size = size;
-	st.st_nlink = 1;
-	st.st_blksize = PAGE_SIZE;
-	st.st_ino = (uint64_t)f->ops >> 4 & 0xffff;
-	return copy_to_user((void *)ustat, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 struct poll_set {

@@ -1,6 +1,7 @@
 /* Process syscalls: identity, uname, TLS (arch_prctl), prctl, exit. */
 #include "syscall.h"
 #include "task.h"
+#include "fs/dev.h"
 #include "perf/internal.h"
 #include "x86.h"
 #include "lib/string.h"
@@ -117,19 +118,9 @@ long sys_exit(long code)
 
 long sys_getrandom(long ubuf, long n, long flags)
 {
-	/* Deterministic (xorshift64), so runs repeat exactly: pmuos is a
-	 * measuring instrument, not a source of secrets. */
-	static uint64_t state = 0x9e3779b97f4a7c15ul;
-
 	if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
 		return -EINVAL;
 	if (!is_user_range(ubuf, n))
 		return -EFAULT;
-	n = MIN(n, 33554431l);
-	for (long done = 0; done < n; done += 8) {
-		state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-		if (copy_to_user((char *)ubuf + done, &state, MIN(8l, n - done)))
-			return done ? done : -EFAULT;
-	}
-	return n;
+	return dev_random_read((char *)ubuf, MIN(n, 33554431l));
 }

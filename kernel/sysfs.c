@@ -12,6 +12,8 @@
 #include "perf/internal.h"	/* struct perf_stats */
 #include "pmu/pmu.h"
 #include "timer.h"
+#include "fs/ramfs.h"
+#include "fs/vfs.h"
 #include <asm-generic/errno.h>
 #include <linux/limits.h>
 #include <linux/stat.h>
@@ -102,6 +104,8 @@ static const struct { const char *name; const long *value; } accounting[] = {
 	{ "perf_aux_areas",	&perf_stats.aux_areas },
 	{ "pmu_counters_used",	&x86_pmu_counters_used },
 	{ "timers_pending",	&timers_pending },
+	{ "inodes",		&inodes_alive },
+	{ "file_pages",		&ramfs_pages },
 };
 static_assert(sizeof(frame_stats.free) == sizeof(long), "accounting reads longs");
 static_assert(sizeof(heap_stats.bytes) == sizeof(long), "accounting reads longs");

@@ -1,10 +1,11 @@
-/* The user process: created from a multiboot module, entered through the
+/* The user process: created from a program file, entered through the
  * saved-frame return path, ended by exit or a fatal signal, then torn down
  * completely (address space, descriptors, kernel stack). */
 #include "task.h"
 #include "elf.h"
+#include "fs/ramfs.h"
+#include "fs/vfs.h"
 #include "gdt.h"
-#include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
 #include "perf/internal.h"
@@ -21,6 +22,7 @@
 #include "mm/uspace.h"
 #include "mm/vmalloc.h"
 #include <asm-generic/errno.h>
+#include <linux/fcntl.h>
 
 struct task *current;
 static uint64_t scheduler_rsp;	/* kmain's stack while a task runs */
@@ -37,34 +39,37 @@ static void fpu_reset(void)
 	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr_default));
 }
 
-/* argv[0]'s basename, truncated as Linux truncates comm. */
-static void set_comm(struct task *t, const char *cmdline)
+/* The program file's basename, truncated as Linux truncates comm. */
+static void set_comm(struct task *t, const char *path)
 {
-	const char *name = cmdline, *end = cmdline;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = MIN(strlen(name), sizeof(t->comm) - 1);
 
-	while (*end && *end != ' ')
-		if (*end++ == '/')
-			name = end;
-	size_t n = MIN((size_t)(end - name), sizeof(t->comm) - 1);
 	memcpy(t->comm, name, n);
 	t->comm[n] = '\0';
 }
 
-/* The program's path in the image: tests/qemu/image.py puts each module at
- * /boot/NAME with argv[0] = NAME (GRUB passes the kernel only the command
- * line). A second program of the same name sits in /boot/mN/, which the
- * name alone cannot tell. */
-static void set_exe(struct task *t, const char *cmdline)
+/* The program file's bytes in one piece for the ELF loader (a RAM file's
+ * frames are not contiguous): vmalloc'd, or NULL with *err set. */
+static void *read_program(const char *path, size_t *size, int *err)
 {
-	static const char dir[] = "/boot/";
-	size_t n = 0, at = cmdline[0] == '/' ? 0 : sizeof(dir) - 1;
+	struct inode *n;
 
-	memcpy(t->exe, dir, at);
-	while (cmdline[n] && cmdline[n] != ' ' && at + n < sizeof(t->exe) - 1) {
-		t->exe[at + n] = cmdline[n];
-		n++;
+	if ((*err = vfs_lookup_at(AT_FDCWD, path, LOOKUP_FOLLOW, &n)))
+		return NULL;
+	void *image = NULL;
+	*err = inode_is_dir(n) ? -EACCES : !inode_is_reg(n) || !(n->mode & 0111) ? -EACCES :
+	       !n->size ? -ENOEXEC : 0;
+	if (!*err && !(image = vmalloc(n->size)))
+		*err = -ENOMEM;
+	if (image && ramfs_rw(n, 0, image, n->size, 0) != (long)n->size) {
+		vfree(image);
+		image = NULL;
+		*err = -EIO;
 	}
-	t->exe[at + n] = '\0';
+	*size = n->size;
+	inode_put(n);
+	return image;
 }
 
 /* The initial kernel stack: the user frame at the top, and below it what
@@ -85,6 +90,8 @@ static void task_free(struct task *t)
 {
 	perf_task_exit(t);
 	fd_close_all(&t->fds);
+	if (t->cwd)
+		inode_put(t->cwd);
 	if (t->us)
 		uspace_destroy(t->us);	/* mappings of perf events hold their files */
 	if (t->perf_ctx) {
@@ -96,25 +103,41 @@ static void task_free(struct task *t)
 	kfree(t);
 }
 
-int task_run_module(const struct boot_module *mod)
+/* The "== run" line: the name and the arguments after argv[0]. */
+static void print_run(const char *comm, const struct exec_args *args)
+{
+	printk("== run %s", comm);
+	for (int i = 1; i < args->argc; i++)
+		printk(" %s", args->argv[i]);
+	printk("\n");
+}
+
+int task_run(const char *path, const struct exec_args *args)
 {
 	struct task *t = kzalloc(sizeof(*t));
 	struct pt_regs user = { 0 };
+	size_t size = 0;
 	int err = -ENOMEM;
 
-	printk("== run %s\n", mod->cmdline);
+	if (t)
+		set_comm(t, path);
+	print_run(t ? t->comm : path, args);
 	if (!t)
 		goto fail;
 	t->pid = next_pid++;
-	set_comm(t, mod->cmdline);
-	set_exe(t, mod->cmdline);
+	t->umask = 022;
+	size_t plen = MIN(strlen(path), sizeof(t->exe) - 1);
+	memcpy(t->exe, path, plen);
 	t->kstack_top = vmalloc_stack(KSTACK_SIZE);
 	t->us = uspace_create();
 	if (!t->kstack_top || !t->us || tty_open_std(&t->fds))
 		goto fail;
 	signal_init(&t->sig);
-	err = elf_load(t->us, phys_to_virt(mod->start), mod->end - mod->start,
-		       mod->cmdline, &user);
+	void *image = read_program(path, &size, &err);
+	if (!image)
+		goto fail;
+	err = elf_load(t->us, image, size, args, &user);
+	vfree(image);
 	if (err)
 		goto fail;
 	build_kernel_stack(t, &user);
@@ -141,7 +164,7 @@ int task_run_module(const struct boot_module *mod)
 	task_free(t);
 	return status;
 fail:
-	printk("pmuos: cannot start %s: error %d\n", mod->cmdline, err);
+	printk("pmuos: cannot start %s: error %d\n", path, err);
 	printk("== exit %s status=%d\n", t ? t->comm : "?", 127);
 	if (t)
 		task_free(t);

@@ -1,24 +1,27 @@
-/* The user process: one at a time, each a multiboot module run to its end. */
+/* The user process: one at a time, each a program of the run list run to its end. */
 #pragma once
 #include "fd.h"
 #include "kernel.h"
 #include "signal.h"
 
-struct boot_module;
+struct exec_args;
+struct inode;
 struct perf_event_context;
 struct pt_regs;
 struct uspace;
 
 #define TASK_COMM_LEN 16
-#define TASK_EXE_LEN 64
+#define TASK_EXE_LEN 256
 #define KSTACK_SIZE (16 * KiB)	/* each task's kernel stack */
 
 struct task {
 	int pid;
 	char comm[TASK_COMM_LEN];	/* argv[0]'s basename, as Linux's comm */
-	char exe[TASK_EXE_LEN];		/* the program's path in the image, for MMAP records */
+	char exe[TASK_EXE_LEN];		/* the program's absolute path, for MMAP records */
 	struct uspace *us;
 	struct fd_table fds;
+	struct inode *cwd;		/* NULL: "/" */
+	unsigned umask;
 	struct signal_state sig;
 	struct pt_regs *regs;		/* the user frame of the current kernel entry */
 	uint64_t fs_base;
@@ -34,8 +37,9 @@ struct task {
 
 extern struct task *current;
 
-/* Load the module's ELF, run it to its end; returns its exit status. */
-int task_run_module(const struct boot_module *mod);
+/* Load the program at path (an absolute path in the file system), run it
+ * to its end; returns its exit status as a shell reports it. */
+int task_run(const char *path, const struct exec_args *args);
 /* End the current task with a shell-style status; never returns. */
 __noreturn void task_exit(int status);
 /* An exception raised by user code: demand paging, else a signal. */

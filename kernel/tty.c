@@ -127,6 +127,12 @@ static const struct file_ops tty_ops = {
 	.stat = tty_stat,
 };
 
+int tty_open(struct file *f)
+{
+	f->ops = &tty_ops;
+	return 0;
+}
+
 int tty_open_std(struct fd_table *t)
 {
 	struct file *f = file_new(&tty_ops, NULL, O_RDWR);

@@ -1,8 +1,10 @@
-/* user/oracle-init.c: /init of the Linux oracle; runs each line of /tests.list as a child and reports its exit status. */
+/* user/oracle-init.c: /init of the Linux oracle; runs each record of /etc/runlist (the run list
+ * pmuos's kernel reads, see tests/qemu/initramfs.py) as a child and reports its exit status. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
 #include <sys/mount.h>
@@ -12,7 +14,6 @@
 #include <unistd.h>
 
 #define DEBUG_EXIT_PORT 0xf4 /* QEMU's isa-debug-exit: exits with (value << 1) | 1 */
-#define MAX_ARGS 32
 
 /* write(2) straight to the console so lines interleave correctly with the children's. */
 static void say(const char *fmt, ...)
@@ -46,24 +47,16 @@ static void mount_fs(const char *type, const char *dir)
 		say("# mount %s on %s: %s\n", type, dir, strerror(errno));
 }
 
-/* Runs one "PATH args..." line; returns the status as a shell reports it. */
-static int run(char *line)
+/* Runs one program; returns the status as a shell reports it. */
+static int run(const char *path, char **argv, char **envp)
 {
-	char *argv[MAX_ARGS + 1], echo[256], *save;
-	char *path = strtok_r(line, " \t", &save);
-	char *args = strtok_r(NULL, "", &save);
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *const envp[] = { NULL };
-	int argc = 0, status;
+	int status;
 
-	snprintf(echo, sizeof(echo), "%s", args ? args + strspn(args, " \t") : "");
-	say("== run %s%s%s\n", name, *echo ? " " : "", echo);
-	argv[argc++] = (char *)name;
-	for (char *a = args ? strtok_r(args, " \t", &save) : NULL; a && argc < MAX_ARGS;
-	     a = strtok_r(NULL, " \t", &save))
-		argv[argc++] = a;
-	argv[argc] = NULL;
-
+	say("== run %s", name);
+	for (int i = 1; argv[i]; i++)
+		say(" %s", argv[i]);
+	say("\n");
 	pid_t pid = fork();
 	if (pid == 0) {
 		execve(path, argv, envp);
@@ -79,28 +72,67 @@ static int run(char *line)
 	return status;
 }
 
+/* The next NUL-terminated field of [*p, end), or NULL. */
+static char *field(char **p, char *end)
+{
+	char *s = *p, *nul = memchr(s, '\0', end - s);
+
+	if (!nul)
+		return NULL;
+	*p = nul + 1;
+	return s;
+}
+
+/* Fill v[0..n) with the next n fields and NULL-terminate it. */
+static char **fields(char **p, char *end, long n)
+{
+	char **v = n >= 0 && n < 1 << 20 ? calloc(n + 1, sizeof(*v)) : NULL;
+
+	for (long i = 0; v && i < n; i++)
+		if (!(v[i] = field(p, end)))
+			return NULL;
+	return v;
+}
+
+static int run_list(char *p, char *end)
+{
+	int status = 0;
+
+	while (p < end) {
+		char *path = field(&p, end), *n = path ? field(&p, end) : NULL;
+		char **argv = n ? fields(&p, end, atol(n)) : NULL;
+		char *m = argv ? field(&p, end) : NULL;
+		char **envp = m ? fields(&p, end, atol(m)) : NULL;
+		if (!envp) {
+			say("# /etc/runlist: a damaged record\n");
+			return 1;
+		}
+		run(path, argv, envp);
+		free(argv);
+		free(envp);
+	}
+	return status;
+}
+
 int main(void)
 {
-	static char list[16384];
+	static char list[1 << 20];
 	int status = 0, fd;
 	ssize_t len = 0, n;
 
 	open_console();
 	mount_fs("proc", "/proc");
 	mount_fs("sysfs", "/sys");
-	fd = open("/tests.list", O_RDONLY);
-	while (fd >= 0 && (n = read(fd, list + len, sizeof(list) - 1 - (size_t)len)) > 0)
+	fd = open("/etc/runlist", O_RDONLY);
+	while (fd >= 0 && (n = read(fd, list + len, sizeof(list) - (size_t)len)) > 0)
 		len += n;
 	if (fd < 0) {
-		say("# /tests.list: %s\n", strerror(errno));
+		say("# /etc/runlist: %s\n", strerror(errno));
 		status = 1;
 	} else {
 		close(fd);
+		status = run_list(list, list + len);
 	}
-	list[len] = '\0';
-	for (char *save, *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-		if (l[strspn(l, " \t")] != '\0')
-			run(l);
 
 	say("== halt status=%d\n", status);
 	tcdrain(1); /* the UART sends from a buffer: let it empty before QEMU quits */

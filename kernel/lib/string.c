@@ -83,3 +83,14 @@ char *strchr(const char *s, int c)
 			return (char *)s;
 	return c ? NULL : (char *)s;
 }
+
+char *strrchr(const char *s, int c)
+{
+	const char *last = NULL;
+
+	do
+		if (*s == (char)c)
+			last = s;
+	while (*s++);
+	return (char *)last;
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tests/qemu/image.py: makes the BIOS+UEFI GRUB ISO from the kernel ELF and program modules."""
+"""tests/qemu/image.py: makes the BIOS+UEFI GRUB ISO from the kernel ELF and the programs, which
+go into the initramfs (tests/qemu/initramfs.py)."""
 import argparse
 import os
 import re
@@ -8,6 +9,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import initramfs  # noqa: E402
 
 SAFE = re.compile(r"[A-Za-z0-9_./=:,+@%-]+")
 
@@ -27,10 +32,9 @@ def parse_module(spec):
     return path, args
 
 
-def grub_cfg(cmdline, entries):
-    """entries: [(path inside the ISO, name, args)]; each module's command line is
-    `NAME args`, so the kernel hands the program argv[0] = NAME as a shell would."""
-    lines = [
+def grub_cfg(cmdline):
+    """The kernel, and the initramfs as its one module."""
+    return "\n".join([
         "# made by tests/qemu/image.py",
         "serial --unit=0 --speed=115200",
         "terminal_input serial",
@@ -38,34 +42,22 @@ def grub_cfg(cmdline, entries):
         "set timeout=0",
         'menuentry "pmuos" {',
         f"    multiboot2 /boot/pmuos.elf {grub_words(cmdline)}".rstrip(),
-    ]
-    for iso_path, name, args in entries:
-        lines.append(f"    module2 {iso_path} {grub_quote(name)} {grub_words(args)}".rstrip())
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        "    module2 /boot/initramfs.cpio initramfs",
+        "}",
+    ]) + "\n"
 
 
-def build_iso(kernel_elf, modules, cmdline, out_iso):
-    """modules: [(host_path, args_string)], in the order the kernel runs them."""
+def build_iso(kernel_elf, modules, cmdline, out_iso, extra=()):
+    """modules: [(host_path, args)], the programs in the order the kernel runs them; they go
+    into the initramfs (tests/qemu/initramfs.py) with extra entries after them."""
     with tempfile.TemporaryDirectory(prefix="pmuos-iso-") as tmp:
         boot = os.path.join(tmp, "boot")
         os.makedirs(os.path.join(boot, "grub"))
         shutil.copyfile(kernel_elf, os.path.join(boot, "pmuos.elf"))
-        placed, entries = {}, []  # host path -> path in the ISO
-        for host, args in modules:
-            host = os.path.abspath(host)
-            name = os.path.basename(host)
-            if host not in placed:
-                # Two programs with one basename: the second goes in a folder of its own,
-                # so both keep their name (argv[0]).
-                taken = sum(os.path.basename(h) == name for h in placed)
-                rel = f"/boot/{name}" if not taken else f"/boot/m{taken}/{name}"
-                os.makedirs(os.path.dirname(tmp + rel), exist_ok=True)
-                shutil.copyfile(host, tmp + rel)
-                placed[host] = rel
-            entries.append((placed[host], name, args))
+        with open(os.path.join(boot, "initramfs.cpio"), "wb") as f:
+            f.write(initramfs.build(modules, extra))
         with open(os.path.join(boot, "grub", "grub.cfg"), "w") as f:
-            f.write(grub_cfg(cmdline, entries))
+            f.write(grub_cfg(cmdline))
         os.makedirs(os.path.dirname(os.path.abspath(out_iso)), exist_ok=True)
         part = out_iso + ".part"  # make never sees a half-written image
         res = subprocess.run(["grub-mkrescue", "-o", part, tmp], stdin=subprocess.DEVNULL,

@@ -10,6 +10,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import initramfs  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_INIT = ROOT / "build" / "user" / "oracle-init"
 XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -108,33 +112,12 @@ def fetch_kernel(refresh=False):
     return vmlinux, bzimage
 
 
-def _cpio(entries):
-    """A newc archive of [(name, mode, data, (rdev_major, rdev_minor))], inodes numbered 1.."""
-    pad = lambda n: b"\0" * (-n % 4)
-    out = []
-    for ino, (name, mode, data, rdev) in enumerate(entries + [("TRAILER!!!", 0, b"", (0, 0))], 1):
-        name_b = name.encode() + b"\0"
-        fields = [ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(name_b), 0]
-        head = b"070701" + b"".join(b"%08x" % f for f in fields) + name_b
-        out += [head, pad(len(head)), data, pad(len(data))]
-    return b"".join(out)
-
-
 def build_initramfs(programs, init):
-    """programs: [(host_path, args)]; each lands in /t/ and is listed in /tests.list in order."""
-    entries = [(d, 0o040755, b"", (0, 0)) for d in ("dev", "proc", "sys", "t")]
-    entries += [("dev/console", 0o020600, b"", (5, 1)),
-                ("init", 0o100755, Path(init).read_bytes(), (0, 0))]
-    lines, placed = [], {}
-    for host, args in programs:
-        host = Path(host)
-        if host not in placed:
-            name = host.name if host.name not in placed.values() else f"{host.name}.{len(placed)}"
-            placed[host] = name
-            entries.append((f"t/{name}", 0o100755, host.read_bytes(), (0, 0)))
-        lines.append(f"/t/{placed[host]} {args}".rstrip() + "\n")
-    entries.append(("tests.list", 0o100644, "".join(lines).encode(), (0, 0)))
-    return _cpio(entries)
+    """The initramfs pmuos boots (tests/qemu/initramfs.py: /bin, /etc/runlist), plus /init and
+    the /dev/console node Linux opens for it."""
+    extra = [initramfs.Entry("dev/console", 0o020600, rdev=(5, 1)),
+             initramfs.Entry("init", 0o100755, Path(init).read_bytes())]
+    return initramfs.build(programs, extra)
 
 
 def _boot(cmd, timeout):

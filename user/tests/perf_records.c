@@ -326,7 +326,7 @@ TEST(mmap_of_the_heap)
  * pmuos has no /proc for a tool to read what is mapped already: when an event that asks for
  * COMM or MMAP records gets its buffer, it is written a COMM of the task and an MMAP of each
  * mapping there is, the program's ELF segments under their path in the image
- * (/boot/NAME), whether the event is enabled or not. The new buffer's own mapping is not among
+ * (/bin/NAME), whether the event is enabled or not. The new buffer's own mapping is not among
  * them: an enabled event gets its record as a new mapping, as on Linux.
  */
 static int global_data = 1;
@@ -349,7 +349,7 @@ TEST(existing_mappings_when_mapped)
 	EXPECT_EQ(c->header.type, PERF_RECORD_COMM);
 	EXPECT_EQ(c->header.misc, 0);
 	EXPECT_STREQ(c->comm, comm);
-	snprintf(exe, sizeof(exe), "/boot/%s", ktap_argv[0]);
+	snprintf(exe, sizeof(exe), "/bin/%s", ktap_argv[0]);
 	while ((h = perf_ring_next(pc, &pos, record, sizeof(record)))) {
 		const struct mmap_record *r = (const void *)h;
 		ASSERT_EQ(h->type, PERF_RECORD_MMAP);

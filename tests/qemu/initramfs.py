@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""tests/qemu/initramfs.py: the initramfs both kernels boot: a cpio newc archive with the programs
+under /bin, the run list /etc/runlist (argv and envp byte for byte), and a folder tree.
+
+The run list's format (kernel/runlist.c reads it on pmuos, user/oracle-init.c on Linux):
+NUL-terminated fields, per program: the path, argc in decimal, the argc arguments, envc in
+decimal, the envc environment strings.
+"""
+import argparse
+import os
+import shlex
+import stat
+import sys
+from pathlib import Path
+
+# What every program gets unless the caller says otherwise; the same on both kernels.
+DEFAULT_ENV = ["HOME=/", "TERM=linux", "PATH=/bin:/usr/bin:/sbin:/usr/sbin"]
+# Folders every image has: / as a Linux system expects it, /out for files to the host.
+DIRS = ["bin", "dev", "etc", "out", "proc", "sys", "tmp", "usr", "usr/bin"]
+
+
+class Entry:
+    """One archive member. data: bytes for a file, the target for a symlink."""
+
+    def __init__(self, name, mode, data=b"", uid=0, gid=0, mtime=0, rdev=(0, 0), ino=None,
+                 nlink=None):
+        self.name, self.mode, self.data = name.lstrip("/"), mode, data
+        self.uid, self.gid, self.mtime, self.rdev = uid, gid, mtime, rdev
+        self.ino, self.nlink = ino, nlink
+
+
+def cpio(entries):
+    """A newc archive of entries, with the trailer; inodes numbered from 1 unless given."""
+    pad = lambda n: b"\0" * (-n % 4)  # noqa: E731
+    out = []
+    for i, e in enumerate(entries + [Entry("TRAILER!!!", 0)], 1):
+        name = e.name.encode() + b"\0"
+        data = e.data.encode() if isinstance(e.data, str) else e.data
+        nlink = e.nlink or (2 if stat.S_ISDIR(e.mode) else 1)
+        fields = [e.ino or i, e.mode, e.uid, e.gid, nlink, e.mtime, len(data), 0, 0,
+                  e.rdev[0], e.rdev[1], len(name), 0]
+        head = b"070701" + b"".join(b"%08x" % f for f in fields) + name
+        out += [head, pad(len(head)), data, pad(len(data))]
+    return b"".join(out)
+
+
+def runlist(records):
+    """records: [(path, argv, envp)] -> the run list's bytes."""
+    out = []
+    for path, argv, envp in records:
+        fields = [path, str(len(argv)), *argv, str(len(envp)), *envp]
+        for f in fields:
+            b = f.encode() if isinstance(f, str) else f
+            if b"\0" in b:
+                raise ValueError(f"a NUL byte in {f!r}: argv and envp strings cannot hold one")
+            out.append(b + b"\0")
+    return b"".join(out)
+
+
+def split_args(args):
+    """A program's arguments: a list is taken as it is, a string is split as sh would."""
+    return list(args) if isinstance(args, (list, tuple)) else shlex.split(args)
+
+
+def program_tree(programs, env=None):
+    """programs: [(host_path, args)] in run order -> (entries, run list records).
+
+    Each program lands in /bin/NAME (a second one of the same name in /bin/mN/NAME), and is
+    run as NAME args: argv[0] is its name, as a shell gives it.
+    """
+    entries = [Entry(d, stat.S_IFDIR | (0o1777 if d == "tmp" else 0o755)) for d in DIRS]
+    placed, records = {}, []
+    for host, args in programs:
+        host = Path(host).resolve()
+        name = host.name
+        if host not in placed:
+            taken = sum(p.name == name for p in placed)
+            path = f"/bin/{name}" if not taken else f"/bin/m{taken}/{name}"
+            if taken:
+                entries.append(Entry(f"bin/m{taken}", stat.S_IFDIR | 0o755))
+            entries.append(Entry(path, stat.S_IFREG | 0o755, host.read_bytes()))
+            placed[host] = path
+        records.append((placed[host], [name] + split_args(args),
+                        DEFAULT_ENV if env is None else env))
+    entries.append(Entry("etc/runlist", stat.S_IFREG | 0o644, runlist(records)))
+    return entries, records
+
+
+def build(programs, extra=(), env=None):
+    """The archive: the program tree, then extra entries (later ones win, as in Linux)."""
+    entries, _ = program_tree(programs, env)
+    return cpio(entries + list(extra))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("programs", nargs="*", metavar="PATH[:ARGS]",
+                    help="a program to run, with its arguments (sh-quoted) after a colon")
+    ap.add_argument("-o", "--output", required=True)
+    opts = ap.parse_args()
+    progs = [(p.partition(":")[0], p.partition(":")[2]) for p in opts.programs]
+    data = build(progs)
+    part = opts.output + ".part"
+    os.makedirs(os.path.dirname(os.path.abspath(opts.output)), exist_ok=True)
+    with open(part, "wb") as f:
+        f.write(data)
+    os.replace(part, opts.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
