@@ -35,6 +35,9 @@ void file_put(struct file *f)
 		f->ops->release(f);
 	if (f->inode)
 		inode_put(f->inode);
+	if (f->dir)
+		inode_put(f->dir);
+	kfree(f->name);
 	files_open--;
 	kfree(f);
 }

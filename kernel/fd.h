@@ -28,6 +28,8 @@ struct file {
 	const struct file_ops *ops;
 	void *priv;
 	struct inode *inode;	/* the node it was opened on; NULL for perf and anon files */
+	struct inode *dir;	/* where inode was found, and its name there (not for */
+	char *name;		/* directories: they know their own place) */
 	int refs;		/* descriptors (and mappings) that hold it */
 	unsigned flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND, O_ASYNC */
 	long pos;

@@ -125,6 +125,26 @@ long sys_mprotect(long addr, long len, long prot)
 	return err;
 }
 
+/* RAM files have nothing to write back: msync checks its arguments and the
+ * range, as Linux's does, and returns. */
+long sys_msync(long addr, long len, long flags)
+{
+	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE);
+
+	if ((addr & (PAGE_SIZE - 1)) || (flags & ~(MS_ASYNC | MS_SYNC | MS_INVALIDATE)) ||
+	    ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+		return -EINVAL;
+	if (len < 0 || (uint64_t)addr + size < (uint64_t)addr)
+		return -ENOMEM;
+	for (uint64_t a = addr; a < addr + size;) {
+		struct vma *v = vma_find(current->us, a);
+		if (!v)
+			return -ENOMEM;
+		a = v->end;
+	}
+	return 0;
+}
+
 long sys_madvise(long addr, long len, long advice)
 {
 	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE);

@@ -72,7 +72,7 @@ static bool fd_table_full(void)
 
 /* The node an O_CREAT open names, made if missing (created: true). */
 static int open_create(int dirfd, const char *path, int flags, unsigned mode,
-		       struct inode **out, bool *created)
+		       struct inode **out, bool *created, struct vfs_found *found)
 {
 	struct nameidata nd;
 	struct inode *n;
@@ -81,6 +81,10 @@ static int open_create(int dirfd, const char *path, int flags, unsigned mode,
 	if (err)
 		return err;
 	*created = false;
+	found->dir = nd.dir;		/* unless a link leads elsewhere */
+	inode_get(nd.dir);
+	memcpy(found->name, nd.last, MIN(nd.len, (size_t)NAME_MAX_LEN));
+	found->name[MIN(nd.len, (size_t)NAME_MAX_LEN)] = '\0';
 	if (nd.type != LAST_NORM) {
 		err = -EISDIR;
 	} else if (nd.len > NAME_MAX_LEN) {
@@ -92,7 +96,10 @@ static int open_create(int dirfd, const char *path, int flags, unsigned mode,
 			err = -EISDIR;
 		else if (inode_is_link(n) && !(flags & O_NOFOLLOW)) {
 			struct inode *t;
-			err = vfs_walk(nd.dir, nd.last, LOOKUP_FOLLOW, &t);
+			char name[NAME_MAX_LEN + 1];
+			memcpy(name, nd.last, nd.len);
+			name[nd.len] = '\0';
+			err = vfs_walk_found(nd.dir, name, LOOKUP_FOLLOW, &t, found);
 			if (!err) {
 				inode_put(n);
 				n = t;
@@ -140,8 +147,9 @@ static int open_tmpfile(int dirfd, const char *path, unsigned mode, struct inode
 
 long do_open(int dirfd, const char *path, int flags, unsigned mode)
 {
+	struct vfs_found found = { 0 };
 	struct inode *n;
-	struct file *f;
+	struct file *f = NULL;
 	bool created = false;
 	int err;
 
@@ -156,12 +164,15 @@ long do_open(int dirfd, const char *path, int flags, unsigned mode)
 	if (flags & __O_TMPFILE)
 		err = open_tmpfile(dirfd, path, mode, &n);
 	else if (flags & O_CREAT)
-		err = open_create(dirfd, path, flags, mode, &n, &created);
+		err = open_create(dirfd, path, flags, mode, &n, &created, &found);
 	else
-		err = vfs_lookup_at(dirfd, path, (flags & O_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
-				    (flags & O_DIRECTORY ? LOOKUP_DIRECTORY : 0), &n);
-	if (err)
+		err = vfs_lookup_found(dirfd, path, (flags & O_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
+				       (flags & O_DIRECTORY ? LOOKUP_DIRECTORY : 0), &n, &found);
+	if (err) {
+		if (found.dir)
+			inode_put(found.dir);
 		return err;
+	}
 	if (inode_is_link(n) && !(flags & O_PATH))
 		err = -ELOOP;			/* O_NOFOLLOW met a link */
 	else if ((flags & O_DIRECTORY) && !inode_is_dir(n))
@@ -187,8 +198,15 @@ long do_open(int dirfd, const char *path, int flags, unsigned mode)
 		inode_touch(n, true, true);
 	}
 	inode_put(n);
-	if (err)
+	if (!err && !inode_is_dir(f->inode))
+		err = vfs_file_set_path(f, &found);
+	if (found.dir)
+		inode_put(found.dir);
+	if (err) {
+		if (f)
+			file_put(f);
 		return err;
+	}
 	err = fd_install(&current->fds, f, 0, flags & O_CLOEXEC);
 	if (err < 0)
 		file_put(f);

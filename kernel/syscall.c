@@ -38,6 +38,7 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(writev, sys_writev),
 	SYSCALL(sched_yield, sys_sched_yield),
 	SYSCALL(madvise, sys_madvise),
+	SYSCALL(msync, sys_msync),
 	SYSCALL(dup, sys_dup),
 	SYSCALL(dup2, sys_dup2),
 	SYSCALL(nanosleep, sys_nanosleep),

@@ -28,6 +28,7 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off);
 long sys_munmap(long addr, long len);
 long sys_mprotect(long addr, long len, long prot);
 long sys_madvise(long addr, long len, long advice);
+long sys_msync(long addr, long len, long flags);
 long sys_brk(long addr);
 long sys_clock_gettime(long clock, long uts);
 long sys_clock_getres(long clock, long uts);

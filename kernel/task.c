@@ -209,6 +209,12 @@ void task_user_exception(struct pt_regs *regs)
 		int err = user_page_fault(regs, read_cr2());
 		if (!err)
 			return;
+		if (err == -EIO) {	/* a file mapping past the file's end */
+			siginfo_t bus = { .si_signo = SIGBUS, .si_code = BUS_ADRERR,
+					  .si_addr = (void *)read_cr2() };
+			signal_force(current, SIGBUS, &bus);
+			return;
+		}
 		if (err == -ENOMEM) {
 			/* Linux's VM_FAULT_OOM: the OOM killer's SIGKILL, and
 			 * this task is the only one to choose. */

@@ -43,6 +43,44 @@ int vfs_open_inode(struct inode *n, unsigned flags, struct file **out)
 	return 0;
 }
 
+int vfs_file_set_path(struct file *f, struct vfs_found *found)
+{
+	size_t len = strlen(found->name) + 1;
+
+	if (!found->dir)
+		return 0;
+	if (!(f->name = kmalloc(len)))
+		return -ENOMEM;
+	memcpy(f->name, found->name, len);
+	f->dir = found->dir;
+	found->dir = NULL;
+	return 0;
+}
+
+long vfs_file_path(struct file *f, char *buf, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	struct inode *n = f->inode;
+	long len;
+
+	if (!n)
+		return -ENOENT;
+	if (inode_is_dir(n) || !f->dir)
+		return vfs_path_of(n, buf, size);
+	if ((len = vfs_path_of(f->dir, buf, size)) < 0)
+		return len;
+	size_t nlen = strlen(f->name), at = len - 1 == 1 ? 1 : len;	/* "/" + name */
+	bool gone = !n->nlink;
+	if (at + nlen + (gone ? sizeof(deleted) - 1 : 0) + 1 > size)
+		return -ENAMETOOLONG;
+	if (at != 1)
+		buf[len - 1] = '/';
+	memcpy(buf + at, f->name, nlen + 1);
+	if (gone)
+		memcpy(buf + at + nlen, deleted, sizeof(deleted));
+	return strlen(buf) + 1;
+}
+
 /* ---- regular files ---- */
 
 long ramfs_rw(struct inode *in, uint64_t pos, void *buf, size_t n, unsigned how)
@@ -151,6 +189,7 @@ const struct file_ops ramfs_file_ops = {
 	.read = file_read,
 	.write = file_write,
 	.lseek = file_lseek,
+	.mmap = ramfs_file_mmap,
 };
 
 /* ---- directories ---- */

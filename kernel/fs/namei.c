@@ -45,13 +45,20 @@ int vfs_child(struct inode *dir, const char *name, size_t len, struct inode **ou
 	return 0;
 }
 
-static int walk(struct inode *start, const char *path, unsigned flags, int *links,
+/* One walk: links followed so far, and (when asked) where the node it ends
+ * on was found: its directory and name, for the path of an open file. */
+struct walk {
+	int links;
+	struct vfs_found *found;
+};
+
+static int walk(struct walk *w, struct inode *start, const char *path, unsigned flags,
 		struct inode **out, struct nameidata *nd);
 
 /* Resolve the link n found in dir: the node its target names. */
-static int follow_link(struct inode *dir, struct inode *n, int *links, struct inode **out)
+static int follow_link(struct walk *w, struct inode *dir, struct inode *n, struct inode **out)
 {
-	if (++*links > MAXSYMLINKS)
+	if (++w->links > MAXSYMLINKS)
 		return -ELOOP;
 	char *target = kmalloc(PATH_MAX_LEN);
 	if (!target)
@@ -60,13 +67,27 @@ static int follow_link(struct inode *dir, struct inode *n, int *links, struct in
 	int err = len < 0 ? (int)len : 0;
 	if (!err) {
 		target[len] = '\0';
-		err = len ? walk(dir, target, LOOKUP_FOLLOW, links, out, NULL) : -ENOENT;
+		err = len ? walk(w, dir, target, LOOKUP_FOLLOW, out, NULL) : -ENOENT;
 	}
 	kfree(target);
 	return err;
 }
 
-static int walk(struct inode *start, const char *path, unsigned flags, int *links,
+static void note_found(struct walk *w, struct inode *dir, const char *name, size_t len)
+{
+	struct vfs_found *f = w->found;
+
+	if (!f)
+		return;
+	inode_get(dir);
+	if (f->dir)
+		inode_put(f->dir);
+	f->dir = dir;
+	memcpy(f->name, name, len);
+	f->name[len] = '\0';
+}
+
+static int walk(struct walk *w, struct inode *start, const char *path, unsigned flags,
 		struct inode **out, struct nameidata *nd)
 {
 	struct inode *cur = path[0] == '/' ? vfs_root() : start;
@@ -118,10 +139,12 @@ static int walk(struct inode *start, const char *path, unsigned flags, int *link
 			inode_get(next);
 		} else if ((err = vfs_child(cur, name, len, &next))) {
 			break;
+		} else if (last) {
+			note_found(w, cur, name, len);
 		}
 		if (inode_is_link(next) && (!last || slash || (flags & LOOKUP_FOLLOW))) {
 			struct inode *link = next;
-			err = follow_link(cur, link, links, &next);
+			err = follow_link(w, cur, link, &next);
 			inode_put(link);
 			if (err)
 				break;
@@ -143,9 +166,10 @@ static int walk(struct inode *start, const char *path, unsigned flags, int *link
 	return 0;
 }
 
-int vfs_walk(struct inode *start, const char *path, unsigned flags, struct inode **out)
+int vfs_walk_found(struct inode *start, const char *path, unsigned flags, struct inode **out,
+		   struct vfs_found *found)
 {
-	int links = 0;
+	struct walk w = { .found = found };
 
 	if (!*path) {
 		if (!(flags & LOOKUP_EMPTY))
@@ -154,16 +178,26 @@ int vfs_walk(struct inode *start, const char *path, unsigned flags, struct inode
 		*out = start;
 		return 0;
 	}
-	return walk(start, path, flags, &links, out, NULL);
+	int err = walk(&w, start, path, flags, out, NULL);
+	if (err && found && found->dir) {
+		inode_put(found->dir);
+		found->dir = NULL;
+	}
+	return err;
+}
+
+int vfs_walk(struct inode *start, const char *path, unsigned flags, struct inode **out)
+{
+	return vfs_walk_found(start, path, flags, out, NULL);
 }
 
 int vfs_walk_parent(struct inode *start, const char *path, struct nameidata *nd)
 {
-	int links = 0;
+	struct walk w = { 0 };
 
 	if (!*path)
 		return -ENOENT;
-	return walk(start, path, 0, &links, NULL, nd);
+	return walk(&w, start, path, 0, NULL, nd);
 }
 
 int vfs_start(int dirfd, const char *path, struct inode **out)
@@ -187,6 +221,19 @@ int vfs_start(int dirfd, const char *path, struct inode **out)
 	inode_get(n);
 	*out = n;
 	return 0;
+}
+
+int vfs_lookup_found(int dirfd, const char *path, unsigned flags, struct inode **out,
+		     struct vfs_found *found)
+{
+	struct inode *start;
+	int err = vfs_start(dirfd, path, &start);
+
+	if (err)
+		return err;
+	err = vfs_walk_found(start, path, flags, out, found);
+	inode_put(start);
+	return err;
 }
 
 int vfs_lookup_at(int dirfd, const char *path, unsigned flags, struct inode **out)

@@ -285,14 +285,19 @@ uint64_t ramfs_page(struct inode *n, uint64_t index, bool alloc)
 }
 
 /* Free the frames past size and zero the tail of the last one kept, so a
- * file that grows again reads zeros there. */
+ * file that grows again reads zeros there. Frames a shared mapping may
+ * have in its page tables are zeroed instead and kept until the file goes
+ * (Linux unmaps them; here a store past the end lands in a kept frame and
+ * is dropped if the file grows again, instead of raising SIGBUS). */
 static int ramfs_truncate(struct inode *n, uint64_t size)
 {
 	struct ramfs_node *r = node_of(n);
 	uint64_t keep = ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE;
 
 	for (uint64_t i = keep; i < r->nr_slots; i++) {
-		if (r->pages[i]) {
+		if (r->pages[i] && n->mmap_shared) {
+			memset(phys_to_virt(r->pages[i]), 0, PAGE_SIZE);
+		} else if (r->pages[i]) {
 			frame_free(r->pages[i]);
 			r->pages[i] = 0;
 			n->blocks -= PAGE_SIZE / 512;
@@ -313,6 +318,7 @@ static void ramfs_evict(struct inode *n)
 	if (!r)
 		return;
 	assert(!r->entries);		/* a directory goes only when empty */
+	assert(!n->mmap_shared);	/* a mapping holds its file */
 	if (inode_is_reg(n))
 		ramfs_truncate(n, 0);
 	kfree(r->pages);

@@ -84,6 +84,7 @@ struct inode {
 	uint64_t blocks;		/* st_blocks: 512-byte units held */
 	struct vfs_time atime, mtime, ctime, btime;
 	int refs;			/* walks, open files, cwds, the fs itself */
+	int mmap_shared;		/* shared mappings of its pages */
 	const struct inode_ops *ops;
 	const struct file_ops *fops;	/* files opened on it, unless ops->open */
 	struct super_block *sb;
@@ -144,6 +145,16 @@ int vfs_start(int dirfd, const char *path, struct inode **out);
 int vfs_walk(struct inode *start, const char *path, unsigned flags, struct inode **out);
 /* Walk to the parent of the last component. */
 int vfs_walk_parent(struct inode *start, const char *path, struct nameidata *nd);
+/* Where a walk's last node was found: its directory (referenced, NULL if
+ * none: "/", ".", "..") and its name there. */
+struct vfs_found {
+	struct inode *dir;
+	char name[NAME_MAX_LEN + 1];
+};
+int vfs_walk_found(struct inode *start, const char *path, unsigned flags, struct inode **out,
+		   struct vfs_found *found);
+int vfs_lookup_found(int dirfd, const char *path, unsigned flags, struct inode **out,
+		     struct vfs_found *found);
 /* The two above from a dirfd and a kernel path. */
 int vfs_lookup_at(int dirfd, const char *path, unsigned flags, struct inode **out);
 int vfs_parent_at(int dirfd, const char *path, struct nameidata *nd);
@@ -169,6 +180,12 @@ int vfs_rename(int odirfd, const char *opath, int ndirfd, const char *npath, uns
 /* Files on inodes */
 /* A new open file on n (its fops or ops->open), taking a reference on n. */
 int vfs_open_inode(struct inode *n, unsigned flags, struct file **out);
+/* The absolute path of an open file, as /proc/PID/fd and MMAP records show
+ * it (" (deleted)" after its last name is gone): the length with the NUL,
+ * or an errno. */
+long vfs_file_path(struct file *f, char *buf, size_t size);
+/* Remember where f was found, for vfs_file_path (takes found->dir). */
+int vfs_file_set_path(struct file *f, struct vfs_found *found);
 /* generic_file_llseek for a file of size bytes, with SEEK_DATA and
  * SEEK_HOLE answered as for a file without holes (Linux's default). */
 long vfs_llseek(struct file *f, long off, int whence, long size);

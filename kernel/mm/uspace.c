@@ -147,6 +147,8 @@ static struct vma *vma_split(struct uspace *us, struct vma *v, uint64_t addr)
 	v->end = addr;
 	v->next = n;
 	us->nr_vmas++;
+	if (n->ops && n->ops->open)
+		n->ops->open(n);
 	return n;
 }
 
@@ -275,11 +277,17 @@ int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n)
 	return 0;
 }
 
+int uspace_map_frame(struct uspace *us, struct vma *v, uint64_t va, uint64_t pa, bool borrowed)
+{
+	return map_page(us->pml4, va, pa, pte_flags(v->flags) | (borrowed ? PTE_BORROWED : 0));
+}
+
 int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 {
 	struct vma *v = vma_find(us, addr);
+	bool filled = v && v->ops && v->ops->fault;
 
-	if (!v || !(v->flags & VM_ANON))
+	if (!v || (!(v->flags & VM_ANON) && !filled))
 		return -EFAULT;
 	if ((write && !(v->flags & VM_WRITE)) || (exec && !(v->flags & VM_EXEC)) ||
 	    !(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
@@ -287,5 +295,7 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 	pte_t *e = pte_walk(us->pml4, addr, false);
 	if (e && (*e & PTE_P))
 		return -EFAULT;		/* present: a real protection fault */
+	if (filled)
+		return v->ops->fault(us, v, ALIGN_DOWN(addr, PAGE_SIZE), write);
 	return uspace_populate(us, addr, NULL, 0);
 }

@@ -13,15 +13,21 @@
 #define VM_STACK	0x40
 #define VM_SHARED	0x80	/* MAP_SHARED */
 #define VM_EXE		0x100	/* a segment of the program's ELF file (pgoff: its file offset) */
+#define VM_FILE		0x200	/* a file's pages (ops->fault fills them; pgoff: file offset) */
 
 struct vma;
-/* A driver's mapping (VM_SPECIAL): may_split answers 0 or an errno when a
- * munmap, mprotect or MAP_FIXED would cut the VMA at addr (Linux's
- * vm_operations_struct.may_split: the call fails, nothing changes); close
- * runs when a VMA of it goes away. */
+/* A driver's mapping (VM_SPECIAL, VM_FILE): may_split answers 0 or an errno
+ * when a munmap, mprotect or MAP_FIXED would cut the VMA at addr (Linux's
+ * vm_operations_struct.may_split: the call fails, nothing changes); open
+ * runs for the new half of a split VMA, close when a VMA of it goes away;
+ * fault maps the page at addr (allowed by the VMA's protection): 0,
+ * -ENOMEM, or -EIO past the end of a file (SIGBUS). */
+struct uspace;
 struct vma_ops {
 	int (*may_split)(struct vma *vma, uint64_t addr);
+	void (*open)(struct vma *vma);
 	void (*close)(struct vma *vma);
+	int (*fault)(struct uspace *us, struct vma *vma, uint64_t addr, bool write);
 };
 
 struct vma {
@@ -77,6 +83,10 @@ int uspace_discard(struct uspace *us, uint64_t start, uint64_t end);
 /* Resolve a user page fault: 0 if a page was provided, -EFAULT if no
  * mapping allows the access, -ENOMEM if no frame is left. */
 int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec);
+/* Map frame pa at va (page-aligned) with v's protection; borrowed: the
+ * frame stays its owner's (a file's) and is not freed at unmap. 0 or
+ * -ENOMEM. */
+int uspace_map_frame(struct uspace *us, struct vma *v, uint64_t va, uint64_t pa, bool borrowed);
 /* Map a page now (zeroed, or a copy of src up to n bytes) in the VMA at va:
  * -EFAULT without one, -ENOMEM. */
 int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n);

@@ -8,13 +8,16 @@
  * is mapped at that moment (perf_event_synthesize). */
 #include "internal.h"
 #include "../fd.h"
+#include "../fs/vfs.h"
 #include "../task.h"
 #include "../x86.h"
 #include "../lib/string.h"
 #include "../mm/uspace.h"
 #include <linux/mman.h>
 
-#define NAME_MAX_LEN	TASK_EXE_LEN	/* the longest name a mapping has here */
+/* The longest name a record carries here (Linux: PATH_MAX); longer file
+ * paths are cut, to keep the record off a deep stack. */
+#define MMAP_NAME_MAX	512
 
 unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out)
 {
@@ -137,15 +140,19 @@ static bool mmap_match(const struct perf_event *e, const void *arg)
 }
 
 /* The name /proc/PID/maps would show and Linux's perf_event_mmap_event
- * gives, and pgoff in bytes (private anonymous memory: its address). */
-static const char *vma_name(const struct task *t, const struct vma *v, uint64_t *pgoff)
+ * gives, and pgoff in bytes (private anonymous memory: its address); a
+ * file's path is made in buf. */
+static const char *vma_name(const struct task *t, const struct vma *v, uint64_t *pgoff,
+			    char *buf, size_t size)
 {
 	const struct uspace *us = t->us;
-	const struct file *f = v->priv;
+	struct file *f = v->priv;
 
 	*pgoff = v->pgoff;
 	if (v->flags & VM_EXE)
 		return t->exe;
+	if (v->flags & VM_FILE)
+		return vfs_file_path(f, buf, size) > 0 ? buf : "//anon";
 	if (v->flags & VM_SPECIAL)
 		return f && is_perf_file(f) ? "anon_inode:[perf_event]" : "//anon";
 	if (v->flags & VM_SHARED)
@@ -170,7 +177,7 @@ static void mmap_output(struct perf_event *e, const void *arg)
 		uint32_t maj, min;		/* no devices, no inodes here */
 		uint64_t ino, ino_generation;
 		uint32_t prot, flags;
-		char filename[ALIGN_UP(NAME_MAX_LEN + 1, 8)];
+		char filename[MMAP_NAME_MAX];
 	} r = {
 		.header.type = e->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP,
 		.header.misc = PERF_RECORD_MISC_USER |
@@ -182,8 +189,14 @@ static void mmap_output(struct perf_event *e, const void *arg)
 		.prot = v->flags & (PROT_READ | PROT_WRITE | PROT_EXEC),
 		.flags = v->flags & VM_SHARED ? MAP_SHARED : MAP_PRIVATE,
 	};
-	const char *name = vma_name(a->t, v, &r.pgoff);
-	size_t len = strnlen(name, NAME_MAX_LEN);
+	static char path[PATH_MAX_LEN];	/* one CPU; records are never written in an NMI */
+	const char *name = vma_name(a->t, v, &r.pgoff, path, sizeof(path));
+	size_t len = strnlen(name, MMAP_NAME_MAX - 1);
+	if (v->flags & VM_FILE) {
+		const struct inode *n = ((struct file *)v->priv)->inode;
+		r.min = n->sb->dev;
+		r.ino = n->ino;
+	}
 	char *at = (char *)&r + (e->attr.mmap2 ? offsetof(typeof(r), filename)
 					       : offsetof(typeof(r), maj));
 
