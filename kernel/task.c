@@ -3,6 +3,7 @@
  * completely (address space, descriptors, kernel stack). */
 #include "task.h"
 #include "elf.h"
+#include "fs/dev.h"
 #include "fs/ramfs.h"
 #include "fs/vfs.h"
 #include "gdt.h"
@@ -14,7 +15,6 @@
 #include "pmu/sw.h"
 #include "timer.h"
 #include "traps.h"
-#include "tty.h"
 #include "x86.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
@@ -130,7 +130,7 @@ int task_run(const char *path, const struct exec_args *args)
 	memcpy(t->exe, path, plen);
 	t->kstack_top = vmalloc_stack(KSTACK_SIZE);
 	t->us = uspace_create();
-	if (!t->kstack_top || !t->us || tty_open_std(&t->fds))
+	if (!t->kstack_top || !t->us || (err = dev_open_console(&t->fds)))
 		goto fail;
 	signal_init(&t->sig);
 	void *image = read_program(path, &size, &err);

@@ -132,17 +132,3 @@ int tty_open(struct file *f)
 	f->ops = &tty_ops;
 	return 0;
 }
-
-int tty_open_std(struct fd_table *t)
-{
-	struct file *f = file_new(&tty_ops, NULL, O_RDWR);
-
-	if (!f)
-		return -ENOMEM;
-	fd_install(t, f, 0, false);
-	file_get(f);
-	fd_install(t, f, 1, false);
-	file_get(f);
-	fd_install(t, f, 2, false);
-	return 0;
-}

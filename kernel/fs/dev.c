@@ -127,6 +127,31 @@ int dev_open(struct inode *n, struct file *f)
 	return -ENXIO;
 }
 
+int dev_open_console(struct fd_table *t)
+{
+	struct vfs_found found = { 0 };
+	struct inode *n;
+	struct file *f;
+	int err = vfs_lookup_found(AT_FDCWD, "/dev/console", LOOKUP_FOLLOW, &n, &found);
+
+	if (err)
+		return err;
+	err = vfs_open_inode(n, O_RDWR, &f);
+	inode_put(n);
+	if (!err && (err = vfs_file_set_path(f, &found)))
+		file_put(f);
+	if (found.dir)
+		inode_put(found.dir);
+	if (err)
+		return err;
+	for (int fd = 0; fd < 3; fd++) {
+		if (fd)
+			file_get(f);
+		fd_install(t, f, fd, false);
+	}
+	return 0;
+}
+
 int dev_init(void)
 {
 	struct super_block *sb = ramfs_new("devtmpfs", "devtmpfs", TMPFS_MAGIC);

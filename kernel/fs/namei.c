@@ -207,7 +207,7 @@ int vfs_start(int dirfd, const char *path, struct inode **out)
 	if (path[0] == '/') {
 		n = vfs_root();
 	} else if (dirfd == AT_FDCWD) {
-		n = current->cwd ? current->cwd : vfs_root();
+		n = current && current->cwd ? current->cwd : vfs_root();	/* the kernel's: "/" */
 	} else {
 		struct file *f = fd_get(&current->fds, (unsigned)dirfd);
 		if (!f)
