@@ -69,6 +69,15 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(ppoll, sys_ppoll),
 	SYSCALL(dup3, sys_dup3),
 	SYSCALL(getrandom, sys_getrandom),
+	/* limits and the machine (sys_info.c) */
+	SYSCALL(prlimit64, sys_prlimit64),
+	SYSCALL(getrlimit, sys_getrlimit),
+	SYSCALL(setrlimit, sys_setrlimit),
+	SYSCALL(sysinfo, sys_sysinfo),
+	SYSCALL(sched_getaffinity, sys_sched_getaffinity),
+	SYSCALL(sched_setaffinity, sys_sched_setaffinity),
+	SYSCALL(getgroups, sys_getgroups),
+	SYSCALL(set_robust_list, sys_set_robust_list),
 	/* files (sys_open.c, sys_stat.c, sys_namei.c) */
 	SYSCALL(open, sys_open),
 	SYSCALL(openat, sys_openat),

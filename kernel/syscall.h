@@ -50,6 +50,15 @@ long sys_set_tid_address(long uptr);
 long sys_sched_yield(void);
 long sys_exit(long code);
 long sys_getrandom(long ubuf, long n, long flags);
+/* sys_info.c */
+long sys_prlimit64(long pid, long resource, long unew, long uold);
+long sys_getrlimit(long resource, long uold);
+long sys_setrlimit(long resource, long unew);
+long sys_sysinfo(long uinfo);
+long sys_sched_getaffinity(long pid, long len, long umask);
+long sys_sched_setaffinity(long pid, long len, long umask);
+long sys_getgroups(long size, long ulist);
+long sys_set_robust_list(long uhead, long len);
 /* sys_open.c */
 long sys_open(long upath, long flags, long mode);
 long sys_openat(long dirfd, long upath, long flags, long mode);

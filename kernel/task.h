@@ -3,6 +3,7 @@
 #include "fd.h"
 #include "kernel.h"
 #include "signal.h"
+#include <linux/resource.h>
 
 struct exec_args;
 struct inode;
@@ -26,6 +27,9 @@ struct task {
 	struct pt_regs *regs;		/* the user frame of the current kernel entry */
 	uint64_t fs_base;
 	uint64_t clear_child_tid;
+	uint64_t robust_list;		/* set_robust_list's head */
+	bool rlim_set;			/* rlim holds its limits (else the defaults) */
+	struct rlimit64 rlim[RLIM_NLIMITS];
 	int exit_status;		/* shell style: code, or 128 + signal */
 	bool exiting;
 	void *kstack_top;
