@@ -50,6 +50,15 @@ static struct {
 	bool throttled;		/* the UART holds further input */
 } q;
 
+/* Echoes of bytes that arrive while a write() is going out wait for its end, so
+ * that they never split its lines (Linux's output lock does the same). */
+static struct {
+	char buf[512];
+	size_t n;
+	bool writing;		/* a write() is going out */
+	bool deferring;		/* the byte being received came in during one */
+} echo;
+
 #define T (&console_tty.termios)
 #define I(flag)	(T->c_iflag & (flag))
 #define O(flag)	(T->c_oflag & (flag))
@@ -100,11 +109,19 @@ static void put_queue(unsigned char c, bool delim)
 
 /* ---- output ---- */
 
+static void put(char c)
+{
+	if (!echo.deferring)
+		console_putc(c);
+	else if (echo.n < sizeof(echo.buf))
+		echo.buf[echo.n++] = c;	/* past that, echoes are lost, as on Linux */
+}
+
 /* One byte through OPOST, keeping the column (Linux's do_output_char). */
 static void output_char(unsigned char c)
 {
 	if (!O(OPOST)) {
-		console_putc(c);
+		put(c);
 		return;
 	}
 	switch (c) {
@@ -113,7 +130,7 @@ static void output_char(unsigned char c)
 			q.column = 0;
 		if (O(ONLCR)) {
 			q.canon_column = q.column = 0;
-			console_putc('\r');
+			put('\r');
 			break;
 		}
 		q.canon_column = q.column;
@@ -135,7 +152,7 @@ static void output_char(unsigned char c)
 		q.column += spaces;
 		if ((T->c_oflag & TABDLY) == XTABS) {
 			while (spaces--)
-				console_putc(' ');
+				put(' ');
 			return;
 		}
 		break;
@@ -152,7 +169,12 @@ static void output_char(unsigned char c)
 				q.column++;
 		}
 	}
-	console_putc(c);
+	put(c);
+}
+
+void n_tty_write_begin(void)
+{
+	echo.writing = true;
 }
 
 void n_tty_write(const char *buf, size_t n)
@@ -164,14 +186,25 @@ void n_tty_write(const char *buf, size_t n)
 	}
 }
 
+void n_tty_write_end(void)
+{
+	uint64_t flags = irq_save();
+
+	echo.writing = false;
+	for (size_t i = 0; i < echo.n; i++)
+		console_putc(echo.buf[i]);
+	echo.n = 0;
+	irq_restore(flags);
+}
+
 /* ---- echo ---- */
 
 /* ECHOCTL shows a control character as ^X (but a tab as itself). */
 static void echo_char(unsigned char c)
 {
 	if (L(ECHOCTL) && is_cntrl(c) && c != '\t') {
-		console_putc('^');
-		console_putc(c ^ 0100);
+		put('^');
+		put(c ^ 0100);
 		q.column += 2;
 	} else {
 		output_char(c);
@@ -344,8 +377,8 @@ static bool receive_canon(unsigned char c)
 		q.lnext = true;
 		if (L(ECHO) && L(ECHOCTL)) {
 			finish_erasing();
-			console_putc('^');
-			console_putc('\b');
+			put('^');
+			put('\b');
 		}
 		return true;
 	}
@@ -370,7 +403,7 @@ static bool receive_canon(unsigned char c)
 	return false;
 }
 
-void tty_receive(unsigned char c)
+static void receive(unsigned char c)
 {
 	if (I(ISTRIP))
 		c &= 0x7f;
@@ -412,6 +445,13 @@ void tty_receive(unsigned char c)
 	if (L(ICANON) && receive_canon(c))
 		return;
 	receive_plain(c, false);
+}
+
+void tty_receive(unsigned char c)
+{
+	echo.deferring = echo.writing;
+	receive(c);
+	echo.deferring = false;
 }
 
 /* A full queue with no complete line in canonical mode still takes bytes (line

@@ -17,8 +17,11 @@ extern struct tty console_tty;
 
 /* read(2): a line in canonical mode, VMIN/VTIME rules otherwise. */
 long n_tty_read(struct file *f, char *ubuf, size_t n);
-/* Output through OPOST processing (ONLCR ...) to the UART. */
+/* A write(2): begin, its bytes through OPOST processing (ONLCR ...) to the
+ * UART, end (the echoes that came meanwhile go out then). */
+void n_tty_write_begin(void);
 void n_tty_write(const char *buf, size_t n);
+void n_tty_write_end(void);
 /* Input ready for read(2); poll also honours VMIN with VTIME 0, as Linux's does. */
 bool n_tty_readable(bool poll);
 /* FIONREAD: the bytes a read could return (complete lines in canonical mode). */

@@ -40,7 +40,7 @@ static bool not_stopped(void *arg)
 	return !READ_ONCE(console_tty.stopped);
 }
 
-static long tty_write(struct file *f, const char *ubuf, size_t n)
+static long write_chunks(struct file *f, const char *ubuf, size_t n)
 {
 	char buf[256];
 	size_t done = 0;
@@ -60,6 +60,14 @@ static long tty_write(struct file *f, const char *ubuf, size_t n)
 		done += chunk;
 	}
 	return done;
+}
+
+static long tty_write(struct file *f, const char *ubuf, size_t n)
+{
+	n_tty_write_begin();
+	long ret = write_chunks(f, ubuf, n);
+	n_tty_write_end();
+	return ret;
 }
 
 /* TCSETS* and TCSETS2*: the old structure is termios2's first part. */
