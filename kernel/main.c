@@ -6,6 +6,7 @@
 #include "cpu.h"
 #include "gdt.h"
 #include "idt.h"
+#include "ioapic.h"
 #include "ktest.h"
 #include "runlist.h"
 #include "fs/initramfs.h"
@@ -48,6 +49,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	gdt_init_ist();		// NMI, #DF, #MC stacks
 	pic_disable();		// legacy PIC off
 	apic_init();		// local APIC
+	ioapic_init();		// I/O APIC
+	console_rx_init();	// serial input interrupt
 	tsc_init();		// TSC and LAPIC timer frequency
 	timer_init();		// deadline queue
 	syscall_init();		// SYSCALL/SYSRET

@@ -31,6 +31,7 @@ enum {
 #define PF_INSTR	(1u << 4)
 
 /* Interrupt vectors used by the kernel */
+#define IRQ_VECTOR_COM1		0x34	/* serial input: the lowest priority class in use */
 #define IRQ_VECTOR_TIMER	0xec
 #define IRQ_VECTOR_PERF_WORK	0xf6	/* self-IPI: perf work an NMI deferred */
 #define IRQ_VECTOR_SPURIOUS	0xff

@@ -7,12 +7,14 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import initramfs  # noqa: E402
+import run  # noqa: E402  (SerialInput)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_INIT = ROOT / "build" / "user" / "oracle-init"
@@ -120,22 +122,38 @@ def build_initramfs(programs, init):
     return initramfs.build(programs, extra)
 
 
-def _boot(cmd, timeout):
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
+def _boot(cmd, timeout, stdin_data=None, stdin_after=None):
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE)
+    feed = run.SerialInput(proc, stdin_data, stdin_after) if stdin_data is not None else None
+    chunks = []
+
+    def pump():
+        while True:
+            data = proc.stdout.read1(65536)
+            if not data:
+                return
+            chunks.append(data)
+            if feed:
+                feed.output(data)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, _ = proc.communicate()
+        proc.wait()
         timed_out = True
-    log = out.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    reader.join()
+    log = b"".join(chunks).decode("utf-8", errors="replace").replace("\r\n", "\n")
     return log, proc.returncode, timed_out
 
 
-def run_oracle(programs, timeout=120, init=DEFAULT_INIT):
-    """Boots Linux with programs [(host_path, args_string)] in its initramfs.
+def run_oracle(programs, timeout=120, init=DEFAULT_INIT, stdin_data=None, stdin_after=None):
+    """Boots Linux with programs [(host_path, args_string)] in its initramfs; stdin_data goes
+    to the console's input once the output shows stdin_after (run.SerialInput).
 
     Returns (log, exit_code, timed_out): the serial output, QEMU's exit status (isa-debug-exit
     makes it (halt_status << 1) | 1) and whether the timeout killed QEMU.
@@ -153,9 +171,11 @@ def run_oracle(programs, timeout=120, init=DEFAULT_INIT):
         # The ELF vmlinux's PVH entry under qboot skips the BIOS and the decompressor: about
         # 3 s against 7 s for the bzImage under SeaBIOS on a 2-core host.
         log, code, timed_out = _boot(
-            common + ["-bios", "/usr/share/qemu/qboot.rom", "-kernel", str(vmlinux)], timeout)
+            common + ["-bios", "/usr/share/qemu/qboot.rom", "-kernel", str(vmlinux)], timeout,
+            stdin_data, stdin_after)
         if "== " not in log:
-            log, code, timed_out = _boot(common + ["-kernel", str(bzimage)], timeout)
+            log, code, timed_out = _boot(common + ["-kernel", str(bzimage)], timeout,
+                                         stdin_data, stdin_after)
     return log, code, timed_out
 
 

@@ -45,12 +45,56 @@ def qemu_command(iso, firmware, tmpdir, serial="stdio", gdb=False):
     return cmd
 
 
-def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=False, gdb=False):
+EOF_CHAR = b"\x04"  # VEOF, Ctrl-D: what ends input on a terminal
+
+
+def typed(data):
+    """data as a user would type it to end their input: Ctrl-D after the last newline, or
+    twice after a partial line (the first only hands the partial line to read())."""
+    return data + (EOF_CHAR if not data or data.endswith(b"\n") else EOF_CHAR * 2)
+
+
+class SerialInput:
+    """Feeds bytes to a QEMU process's serial input (its stdin, a pipe), then closes it.
+
+    The bytes go once the serial output has shown `after` (at once when None), from a
+    thread of their own: QEMU takes them only as fast as the guest's UART receives.
+    """
+
+    def __init__(self, proc, data, after=None):
+        self.proc, self.data, self.after = proc, data, after
+        self.seen, self.thread = b"", None
+        if after is None:
+            self.start()
+
+    def output(self, chunk):
+        """The output reader calls this with each chunk of serial output."""
+        if self.thread or self.after is None:
+            return
+        self.seen = self.seen[-len(self.after):] + chunk
+        if self.after in self.seen:
+            self.start()
+
+    def start(self):
+        self.thread = threading.Thread(target=self.write, daemon=True)
+        self.thread.start()
+
+    def write(self):
+        try:
+            self.proc.stdin.write(self.data)
+            self.proc.stdin.close()
+        except (BrokenPipeError, ValueError):  # QEMU has quit: nobody to read it
+            pass
+
+
+def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=False, gdb=False,
+         stdin_data=None, stdin_after=None):
     """Boots iso; returns (log, exit_code, timed_out).
 
     echo: a binary stream that gets the serial output as it arrives. interactive: the
     terminal drives the serial port and QEMU's monitor (Ctrl-A X quits); timeout None waits
-    for ever. QEMU's own error messages are appended to the log as `qemu: ...` lines.
+    for ever. stdin_data: bytes for the serial input, once the output shows stdin_after (see
+    SerialInput). QEMU's own error messages are appended to the log as `qemu: ...` lines.
     """
     chunks = []
 
@@ -60,6 +104,8 @@ def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=F
             if not data:
                 return
             chunks.append(data)
+            if feed:
+                feed.output(data)
             if echo:
                 echo.write(data)
                 echo.flush()
@@ -68,8 +114,10 @@ def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=F
             tempfile.TemporaryFile() as errlog:
         cmd = qemu_command(iso, firmware, tmp, "mon:stdio" if interactive else "stdio", gdb)
         # Interactive: QEMU's messages (gdb, monitor) belong on the terminal.
-        proc = subprocess.Popen(cmd, stdin=None if interactive else subprocess.DEVNULL,
+        stdin = None if interactive else subprocess.DEVNULL
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin_data is not None else stdin,
                                 stdout=subprocess.PIPE, stderr=None if interactive else errlog)
+        feed = SerialInput(proc, stdin_data, stdin_after) if stdin_data is not None else None
         reader = threading.Thread(target=pump, args=(proc.stdout,), daemon=True)
         reader.start()
         timed_out = False
@@ -182,8 +230,13 @@ def main():
         return 2
 
     if opts.interactive:
+        # Piped input (`make run < file`) is typed to the program: it starts, then reads
+        # the bytes and end of input, as from a terminal (control bytes act as on one).
+        piped = not sys.stdin.isatty()
         log, code, timed_out = boot(opts.iso, opts.firmware, opts.timeout,
-                                    echo=sys.stdout.buffer, interactive=True, gdb=opts.gdb)
+                                    echo=sys.stdout.buffer, interactive=not piped, gdb=opts.gdb,
+                                    stdin_data=typed(sys.stdin.buffer.read()) if piped else None,
+                                    stdin_after=b"== run ")
         if opts.log:
             with open(opts.log, "w") as f:
                 f.write(log)

@@ -19,6 +19,11 @@ import image  # noqa: E402
 import ktap  # noqa: E402
 import run  # noqa: E402
 
+# The console input of the boots with test programs, for user/tests/tty.c (run with --stdin):
+# typed once it asks, on pmuos and Linux alike. Linux flushes what arrives before it opens
+# its console, and a program that asks sees its echo after the prompt on both kernels.
+TTY_INPUT = {"stdin_data": run.typed(b"pmuos-tty-input\n"),
+             "stdin_after": b"# tty: waiting for stdin"}
 RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux")
 NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
 
@@ -139,7 +144,7 @@ def save(log_dir, name, log):
 
 
 def boot_iso(iso, firmware, opts, name):
-    log, code, timed_out = run.boot(iso, firmware, opts.timeout)
+    log, code, timed_out = run.boot(iso, firmware, opts.timeout, **TTY_INPUT)
     save(opts.log_dir, name, log)
     return ktap.evaluate(log, code, timed_out), f"QEMU exit code {code}"
 
@@ -163,7 +168,7 @@ def oracle(opts):
     try:
         import oracle as linux
         kw = {"init": opts.oracle_init} if opts.oracle_init else {}
-        log, code, timed_out = linux.run_oracle(opts.programs, opts.timeout, **kw)
+        log, code, timed_out = linux.run_oracle(opts.programs, opts.timeout, **kw, **TTY_INPUT)
     except Exception as e:  # noqa: BLE001 - any oracle breakage is one failed check
         return [ktap.Outcome("oracle", False, f"{type(e).__name__}: {e}")], ""
     save(opts.log_dir, "linux", log)

@@ -233,5 +233,26 @@ class Inline(unittest.TestCase):
         self.assertEqual(failed(ktap.evaluate(text, 7)), ["halt"])
 
 
+class SerialInputTests(unittest.TestCase):
+    """The console input run.boot types: end of input as a user types it, sent on a prompt."""
+
+    def test_typed(self):
+        self.assertEqual(run.typed(b"a\n"), b"a\n\x04")
+        self.assertEqual(run.typed(b"a"), b"a\x04\x04")
+        self.assertEqual(run.typed(b""), b"\x04")
+
+    def test_waits_for_the_prompt(self):
+        import subprocess
+        proc = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        feed = run.SerialInput(proc, b"data", after=b"ready")
+        feed.output(b"not re")
+        self.assertIsNone(feed.thread)
+        feed.output(b"ady yet")  # the prompt split across two chunks
+        feed.thread.join()
+        with proc.stdout:
+            self.assertEqual(proc.stdout.read(), b"data")  # and then end of file
+        proc.wait()
+
+
 if __name__ == "__main__":
     unittest.main()
