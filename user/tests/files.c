@@ -599,6 +599,127 @@ TEST(bad_buffers_fault)
 	close(fd);
 }
 
+/* Many pages, read back in odd-sized pieces that straddle page boundaries. */
+TEST(multi_page_data)
+{
+	static unsigned char data[300 * 1024 + 123], back[sizeof(data)];
+	size_t done = 0;
+	long n;
+	int fd = open(W "/big", O_CREAT | O_RDWR | O_TRUNC, 0644);
+
+	ASSERT_GE(fd, 0);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 7 + i / 4096);
+	EXPECT_EQ(write(fd, data, sizeof(data)), sizeof(data));
+	EXPECT_EQ(lsize(W "/big"), sizeof(data));
+	EXPECT_EQ(lseek(fd, 0, SEEK_SET), 0);
+	while (done < sizeof(back) && (n = read(fd, back + done, 4095)) > 0)
+		done += n;
+	EXPECT_EQ(done, sizeof(data));
+	EXPECT_EQ(memcmp(back, data, sizeof(data)), 0);
+	EXPECT_EQ(pread(fd, back, 10, 4090), 10);
+	EXPECT_EQ(memcmp(back, data + 4090, 10), 0);
+	close(fd);
+}
+
+/* Bytes cut off by a shrink are gone: growing again shows zeros, not the old data. */
+TEST(shrink_then_grow_reads_zeros)
+{
+	unsigned char buf[8192];
+	int fd = open(W "/regrow", O_CREAT | O_RDWR | O_TRUNC, 0644), zeros = 0;
+
+	ASSERT_GE(fd, 0);
+	memset(buf, 'x', sizeof(buf));
+	EXPECT_EQ(write(fd, buf, sizeof(buf)), sizeof(buf));
+	EXPECT_EQ(ftruncate(fd, 5000), 0);
+	EXPECT_EQ(ftruncate(fd, 8192), 0);
+	EXPECT_EQ(pread(fd, buf, sizeof(buf), 0), 8192);
+	EXPECT_EQ(buf[4999], 'x');
+	for (int i = 5000; i < 8192; i++)
+		zeros += buf[i] == 0;
+	EXPECT_EQ(zeros, 3192);
+	/* The same through a write past the end after a shrink. */
+	EXPECT_EQ(ftruncate(fd, 100), 0);
+	EXPECT_EQ(pwrite(fd, "y", 1, 200), 1);
+	EXPECT_EQ(pread(fd, buf, 300, 0), 201);
+	EXPECT_EQ(buf[99], 'x');
+	EXPECT_EQ(buf[100], 0);
+	EXPECT_EQ(buf[199], 0);
+	EXPECT_EQ(buf[200], 'y');
+	close(fd);
+}
+
+/* Access mode 3 (O_WRONLY | O_RDWR): neither reads nor writes, as Linux has it. */
+TEST(open_access_mode_3)
+{
+	char buf[4];
+	int fd;
+
+	puts_(W "/acc3", "abc");
+	fd = open(W "/acc3", O_WRONLY | O_RDWR);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(fcntl(fd, F_GETFL) & O_ACCMODE, 3);
+	EXPECT_ERRNO(read(fd, buf, 1), EBADF);
+	EXPECT_ERRNO(write(fd, "x", 1), EBADF);
+	struct stat st;
+	EXPECT_EQ(fstat(fd, &st), 0);
+	close(fd);
+}
+
+TEST(file_mmap_shares_pages)
+{
+	char buf[16];
+	char *p, *q;
+	int fd = open(W "/mm", O_CREAT | O_RDWR | O_TRUNC, 0644), ro, wo;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 8192), 0);
+	EXPECT_EQ(pwrite(fd, "hello", 5, 4096), 5);
+	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	EXPECT_EQ(memcmp(p + 4096, "hello", 5), 0);
+	EXPECT_EQ(p[0], 0);
+	/* A store through the mapping is what read() sees, and the reverse. */
+	memcpy(p + 10, "mapped", 6);
+	EXPECT_EQ(pread(fd, buf, 6, 10), 6);
+	EXPECT_EQ(memcmp(buf, "mapped", 6), 0);
+	EXPECT_EQ(pwrite(fd, "WRITE", 5, 4096), 5);
+	EXPECT_EQ(memcmp(p + 4096, "WRITE", 5), 0);
+	EXPECT_EQ(msync(p, 8192, MS_SYNC), 0);
+	/* A private mapping copies on write: the file does not change. */
+	q = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(q, MAP_FAILED);
+	EXPECT_EQ(memcmp(q + 10, "mapped", 6), 0);
+	q[10] = 'M';
+	EXPECT_EQ(pread(fd, buf, 1, 10), 1);
+	EXPECT_EQ(buf[0], 'm');
+	EXPECT_EQ(p[10], 'm');
+	EXPECT_EQ(munmap(q, 4096), 0);
+	EXPECT_EQ(munmap(p, 8192), 0);
+	/* Still there after the unmap. */
+	EXPECT_EQ(pread(fd, buf, 6, 10), 6);
+	EXPECT_EQ(memcmp(buf, "mapped", 6), 0);
+	ro = open(W "/mm", O_RDONLY);
+	wo = open(W "/mm", O_WRONLY);
+	ASSERT_GE(ro, 0);
+	ASSERT_GE(wo, 0);
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0), MAP_FAILED);
+	EXPECT_EQ(errno, EACCES);
+	q = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, ro, 0); /* private: fine */
+	EXPECT_NE(q, MAP_FAILED);
+	munmap(q, 4096);
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_SHARED, wo, 0), MAP_FAILED);
+	EXPECT_EQ(errno, EACCES);
+	close(ro);
+	close(wo);
+	close(fd);
+	fd = open(W, O_RDONLY | O_DIRECTORY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0), MAP_FAILED);
+	EXPECT_EQ(errno, ENODEV);
+	close(fd);
+}
+
 /* ---- lseek ---- */
 
 TEST(lseek_whence)
@@ -835,6 +956,20 @@ TEST(blksize_and_blocks)
 	ASSERT_EQ(stat(W, &st), 0);
 	EXPECT_EQ(st.st_blksize, 4096);
 	EXPECT_EQ(st.st_blocks, 0);
+}
+
+/* tmpfs sizes a directory in 20-byte "bogo" entries: 40 when empty, +20 a name. */
+TEST(directory_sizes)
+{
+	mkd(W "/dsz");
+	EXPECT_EQ(lsize(W "/dsz"), 40);
+	puts_(W "/dsz/a", "");
+	EXPECT_EQ(lsize(W "/dsz"), 60);
+	mkd(W "/dsz/b");
+	ASSERT_EQ(symlink("a", W "/dsz/c"), 0);
+	EXPECT_EQ(lsize(W "/dsz"), 100);
+	ASSERT_EQ(unlink(W "/dsz/a"), 0);
+	EXPECT_EQ(lsize(W "/dsz"), 80);
 }
 
 /* ---- getdents64 ---- */
@@ -1831,6 +1966,22 @@ TEST(write_updates_mtime_and_ctime)
 	EXPECT_GT(st.st_ctim.tv_sec, 100);
 	EXPECT_EQ(st.st_atim.tv_sec, 100);
 	close(fd);
+	/* A directory's mtime and ctime move when a name is added or removed. */
+	mkd(W "/mt-dir");
+	ASSERT_EQ(utimensat(AT_FDCWD, W "/mt-dir", ts, 0), 0);
+	puts_(W "/mt-dir/new", "");
+	ASSERT_EQ(stat(W "/mt-dir", &st), 0);
+	EXPECT_GT(st.st_mtim.tv_sec, 100);
+	ASSERT_EQ(utimensat(AT_FDCWD, W "/mt-dir", ts, 0), 0);
+	ASSERT_EQ(unlink(W "/mt-dir/new"), 0);
+	ASSERT_EQ(stat(W "/mt-dir", &st), 0);
+	EXPECT_GT(st.st_mtim.tv_sec, 100);
+	/* chmod changes only ctime. */
+	ASSERT_EQ(utimensat(AT_FDCWD, W "/mt", ts, 0), 0);
+	ASSERT_EQ(chmod(W "/mt", 0600), 0);
+	ASSERT_EQ(stat(W "/mt", &st), 0);
+	EXPECT_EQ(st.st_mtim.tv_sec, 100);
+	EXPECT_GT(st.st_ctim.tv_sec, 100);
 }
 
 /* ---- fcntl and ioctl on files ---- */
