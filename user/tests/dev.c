@@ -139,6 +139,26 @@ TEST(null_reads_nothing_writes_all)
 	close(fd);
 }
 
+/* A shell's "> /dev/null": O_CREAT and O_TRUNC on an existing device node are harmless. */
+TEST(null_opens_like_a_redirection)
+{
+	struct stat st;
+	int fd = open("/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(write(fd, "x", 1), 1);
+	ASSERT_EQ(fstat(fd, &st), 0);
+	EXPECT_EQ(st.st_mode, S_IFCHR | 0666);
+	EXPECT_EQ(st.st_rdev, makedev(1, 3));
+	close(fd);
+	fd = open("/dev/null", O_WRONLY | O_APPEND);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(write(fd, "x", 1), 1);
+	close(fd);
+	EXPECT_ERRNO(open("/dev/null", O_RDONLY | O_DIRECTORY), ENOTDIR);
+	EXPECT_ERRNO(open("/dev/null", O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST);
+}
+
 TEST(zero_reads_zeros)
 {
 	unsigned char buf[8192];

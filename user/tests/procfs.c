@@ -459,6 +459,40 @@ TEST(fd_directory)
 	EXPECT_ERRNO(readlink_str("/proc/self/fd/999", buf, sizeof(buf)), ENOENT);
 }
 
+/* An open file whose name is gone: the link says so. */
+TEST(fd_link_of_a_deleted_file)
+{
+	char path[64], buf[256];
+	int fd = open("/procfs-deleted", O_CREAT | O_RDWR | O_TRUNC, 0644);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(unlink("/procfs-deleted"), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_GT(readlink_str(path, buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "/procfs-deleted (deleted)");
+	/* Opening the link still reaches the file. */
+	EXPECT_EQ(write(fd, "abc", 3), 3);
+	int fd2 = open(path, O_RDONLY);
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(read(fd2, buf, sizeof(buf)), 3);
+	close(fd2);
+	close(fd);
+}
+
+TEST(pid_directories)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", getpid());
+	EXPECT_EQ(stat(path, &st), 0);
+	EXPECT_EQ(st.st_mode, S_IFREG | 0444);
+	EXPECT_ERRNO(stat("/proc/999999/status", &st), ENOENT);
+	EXPECT_ERRNO(stat("/proc/self/no_such_file", &st), ENOENT);
+	ASSERT_EQ(lstat("/proc/self", &st), 0);
+	EXPECT_EQ(st.st_mode, S_IFLNK | 0777);
+}
+
 TEST(fdinfo_pos_and_flags)
 {
 	char path[64], buf[512], line[128];
