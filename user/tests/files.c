@@ -720,6 +720,74 @@ TEST(file_mmap_shares_pages)
 	close(fd);
 }
 
+/* busybox cp copies with sendfile. */
+TEST(sendfile_between_files)
+{
+	char buf[32];
+	off_t off;
+	int in, out, ap;
+
+	puts_(W "/sf-in", "0123456789");
+	in = open(W "/sf-in", O_RDONLY);
+	out = open(W "/sf-out", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	ASSERT_GE(in, 0);
+	ASSERT_GE(out, 0);
+	EXPECT_EQ(lseek(in, 2, SEEK_SET), 2);
+	EXPECT_EQ(syscall(SYS_sendfile, out, in, NULL, 4), 4); /* from in's position */
+	EXPECT_EQ(lseek(in, 0, SEEK_CUR), 6);
+	EXPECT_EQ(lseek(out, 0, SEEK_CUR), 4);
+	EXPECT_EQ(syscall(SYS_sendfile, out, in, NULL, 100), 4); /* to the end */
+	EXPECT_EQ(syscall(SYS_sendfile, out, in, NULL, 100), 0);
+	off = 1;
+	EXPECT_EQ(syscall(SYS_sendfile, out, in, &off, 3), 3); /* at *off: in's position stays */
+	EXPECT_EQ(off, 4);
+	EXPECT_EQ(lseek(in, 0, SEEK_CUR), 10);
+	EXPECT_EQ(syscall(SYS_sendfile, out, in, NULL, 0), 0);
+	EXPECT_EQ(get(W "/sf-out", buf, sizeof(buf)), 11);
+	EXPECT_STREQ(buf, "23456789123");
+	off = -1;
+	EXPECT_ERRNO(syscall(SYS_sendfile, out, in, &off, 3), EINVAL);
+	EXPECT_ERRNO(syscall(SYS_sendfile, in, out, NULL, 3), EBADF); /* out not writable */
+	ap = open(W "/sf-out", O_WRONLY | O_APPEND);
+	ASSERT_GE(ap, 0);
+	EXPECT_ERRNO(syscall(SYS_sendfile, ap, in, &(off_t){ 0 }, 3), EINVAL);
+	close(ap);
+	EXPECT_ERRNO(syscall(SYS_sendfile, out, 999, NULL, 3), EBADF);
+	close(in);
+	close(out);
+}
+
+TEST(copy_file_range_between_files)
+{
+	char buf[32];
+	loff_t off_in = 5, off_out = 0;
+	int in, out, ap;
+
+	puts_(W "/cfr-in", "abcdefghij");
+	in = open(W "/cfr-in", O_RDONLY);
+	out = open(W "/cfr-out", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	ASSERT_GE(in, 0);
+	ASSERT_GE(out, 0);
+	EXPECT_EQ(syscall(SYS_copy_file_range, in, NULL, out, NULL, 3, 0), 3);
+	EXPECT_EQ(lseek(in, 0, SEEK_CUR), 3);
+	EXPECT_EQ(lseek(out, 0, SEEK_CUR), 3);
+	EXPECT_EQ(syscall(SYS_copy_file_range, in, &off_in, out, &off_out, 100, 0), 5);
+	EXPECT_EQ(off_in, 10);
+	EXPECT_EQ(off_out, 5);
+	EXPECT_EQ(lseek(in, 0, SEEK_CUR), 3);
+	EXPECT_EQ(syscall(SYS_copy_file_range, in, &off_in, out, NULL, 100, 0), 0); /* at EOF */
+	EXPECT_EQ(get(W "/cfr-out", buf, sizeof(buf)), 5);
+	EXPECT_STREQ(buf, "fghij");
+	EXPECT_ERRNO(syscall(SYS_copy_file_range, in, NULL, out, NULL, 3, 1), EINVAL);
+	ap = open(W "/cfr-out", O_WRONLY | O_APPEND);
+	ASSERT_GE(ap, 0);
+	EXPECT_ERRNO(syscall(SYS_copy_file_range, in, NULL, ap, NULL, 3, 0), EBADF);
+	close(ap);
+	EXPECT_ERRNO(syscall(SYS_copy_file_range, out, NULL, in, NULL, 3, 0), EBADF);
+	close(in);
+	close(out);
+}
+
 /* ---- lseek ---- */
 
 TEST(lseek_whence)
@@ -1327,8 +1395,10 @@ TEST(rename_directories)
 	EXPECT_ERRNO(rename(W "/rnd/empty", W "/rnd/empty/sub"), EINVAL);
 	EXPECT_EQ(rename(W "/rnd/empty/", W "/rnd/moved/"), 0); /* trailing slashes on directories */
 	EXPECT_TRUE(exists(W "/rnd/moved/sub"));
+	EXPECT_EQ(ino(W "/rnd/moved/sub/.."), ino(W "/rnd/moved"));
 	/* The moved directory's ".." follows it. */
 	EXPECT_EQ(rename(W "/rnd/moved/sub", W "/rnd/sub"), 0);
+	EXPECT_EQ(ino(W "/rnd/sub/.."), ino(W "/rnd"));
 	EXPECT_EQ(nlinks(W "/rnd/moved"), 2);
 	EXPECT_EQ(nlinks(W "/rnd"), 5);
 	EXPECT_ERRNO(rename(W "/rnd/sub/.", W "/rnd/x"), EBUSY);
