@@ -9,7 +9,7 @@ USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -
 	-isystem $(USER_UAPI) -idirafter include/uapi -Iuser/lib
 
 # Test programs in the order the suite runs them; each one is user/tests/NAME.c.
-USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sysfs filemap \
+USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sysfs filemap files dev \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
 	perf_aux itrace
@@ -21,11 +21,12 @@ USER_BENCH_PROGS := $(BUILD)/user/bench
 USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv \
 	$(BUILD)/user/demo $(BUILD)/user/oracle-init
 
-# Arguments for a program's module line (pmuos) or tests.list line (oracle), by name.
+# Arguments for a program's run list record (on both kernels), by name.
 # --expect-status=N tells the harness the program passes by exiting with status N.
 USER_ARGS_segv := --expect-status=139
 USER_ARGS_tty := --stdin
 USER_ARGS_startup := alpha beta
+USER_ARGS_procfs := one two
 USER_ARGS_startup-pie := alpha beta
 
 USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""tests/qemu/busybox_cases.py: busybox applets that run without fork, each as its own program from
+the run list, with what their stdout must contain (checked on Linux; not yet wired into the suite).
+
+The binary is Debian 12's busybox-static (1.35.0, glibc-static): `apt-get download busybox-static`
+and `dpkg-deb -x` it, or install it, for /bin/busybox. The cases run in order in one boot and
+build on each other (the first makes /tmp/bb, later ones read what earlier ones wrote); each one
+must exit with status 0. Run lists split arguments on blanks, so no argument holds a space.
+`python3 tests/qemu/busybox_cases.py --busybox PATH` checks them on the Linux oracle.
+"""
+import argparse
+import hashlib
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_BUSYBOX = "/bin/busybox"
+# The cpio entry the oracle gives the binary (oracle.build_initramfs puts programs in /t/).
+BB_PATH = "/t/busybox"
+
+# md5sum/size of Debian 12's busybox-static 1:1.35.0-4+deb12u1+b1: the copy cases compare
+# against the binary itself, so a different build fails only those two lines.
+BB_MD5 = "a03e135f96727bae2966896f57509a21"
+BB_SIZE = "1982256"
+
+# (argv, expected stdout substring); "" only asks for a clean exit.
+CASES = [
+    # files: make, copy, inspect, rename, link, remove
+    (["busybox", "mkdir", "-p", "/tmp/bb/sub/deeper"], ""),
+    (["busybox", "touch", "/tmp/bb/empty"], ""),
+    (["busybox", "ls", "-1", "/tmp/bb"], "empty\nsub\n"),  # -1: the console is a tty
+    (["busybox", "cp", BB_PATH, "/tmp/bb/bb"], ""),
+    (["busybox", "md5sum", "/tmp/bb/bb"], f"{BB_MD5}  /tmp/bb/bb\n"),
+    (["busybox", "stat", "-c", "%s", "/tmp/bb/bb"], f"{BB_SIZE}\n"),
+    (["busybox", "wc", "-c", "/tmp/bb/bb"], f"{BB_SIZE} /tmp/bb/bb\n"),
+    (["busybox", "cmp", BB_PATH, "/tmp/bb/bb"], ""),
+    (["busybox", "od", "-An", "-tx1", "-N4", "/tmp/bb/bb"], " 7f 45 4c 46\n"),
+    (["busybox", "mv", "/tmp/bb/bb", "/tmp/bb/sub/bb2"], ""),
+    (["busybox", "ls", "-1", "/tmp/bb/sub"], "bb2\ndeeper\n"),
+    (["busybox", "ln", "-s", "sub/bb2", "/tmp/bb/link"], ""),
+    (["busybox", "readlink", "/tmp/bb/link"], "sub/bb2\n"),
+    (["busybox", "realpath", "/tmp/bb/link"], "/tmp/bb/sub/bb2\n"),
+    (["busybox", "ln", "/tmp/bb/sub/bb2", "/tmp/bb/hard"], ""),
+    (["busybox", "stat", "-c", "%h", "/tmp/bb/hard"], "2\n"),
+    (["busybox", "ls", "-la", "/tmp/bb"], "link -> sub/bb2\n"),
+    (["busybox", "ls", "-l", "/tmp/bb/empty"], "-rw-r--r--    1 0        0                0 "),
+    (["busybox", "chmod", "600", "/tmp/bb/empty"], ""),
+    (["busybox", "stat", "-c", "%a", "/tmp/bb/empty"], "600\n"),
+    (["busybox", "truncate", "-s", "100", "/tmp/bb/empty"], ""),
+    (["busybox", "stat", "-c", "%s", "/tmp/bb/empty"], "100\n"),
+    (["busybox", "find", "/tmp/bb", "-name", "bb2"], "/tmp/bb/sub/bb2\n"),
+    (["busybox", "rm", "/tmp/bb/hard", "/tmp/bb/link"], ""),
+    (["busybox", "rmdir", "/tmp/bb/sub/deeper"], ""),
+    (["busybox", "ls", "-1", "/tmp/bb/sub"], "bb2\n"),
+    # text files from /proc, then text tools on them
+    (["busybox", "cp", "/proc/version", "/tmp/bb/version"], ""),
+    (["busybox", "cat", "/tmp/bb/version"], "Linux version "),
+    (["busybox", "wc", "-l", "/tmp/bb/version"], "1 /tmp/bb/version\n"),
+    (["busybox", "grep", "-c", "Linux", "/tmp/bb/version"], "1\n"),
+    (["busybox", "head", "-c", "13", "/tmp/bb/version"], "Linux version"),
+    (["busybox", "cut", "-c", "1-5", "/tmp/bb/version"], "Linux\n"),
+    (["busybox", "dd", "if=/tmp/bb/version", "of=/tmp/bb/five", "bs=5", "count=1"], ""),
+    (["busybox", "cat", "/tmp/bb/five"], "Linux"),
+    (["busybox", "sha256sum", "/tmp/bb/five"],
+     hashlib.sha256(b"Linux").hexdigest() + "  /tmp/bb/five\n"),
+    (["busybox", "tar", "-cf", "/tmp/bb/a.tar", "-C", "/tmp/bb", "five", "sub"], ""),
+    (["busybox", "tar", "-tf", "/tmp/bb/a.tar"], "five\nsub/\nsub/bb2\n"),
+    (["busybox", "mkdir", "/tmp/bb/untar"], ""),
+    (["busybox", "tar", "-xf", "/tmp/bb/a.tar", "-C", "/tmp/bb/untar"], ""),
+    (["busybox", "md5sum", "/tmp/bb/untar/sub/bb2"], f"{BB_MD5}  /tmp/bb/untar/sub/bb2\n"),
+    # the process and the system
+    (["busybox", "pwd"], "/\n"),
+    (["busybox", "id"], "uid=0 gid=0"),
+    (["busybox", "uname", "-s"], "Linux\n"),
+    (["busybox", "nproc"], "1\n"),
+    # busybox df skips /proc/mounts' "rootfs" entries: `df /` on an initramfs root fails.
+    (["busybox", "df", "/proc"], " /proc\n"),
+    (["busybox", "cat", "/proc/self/comm"], "busybox\n"),  # comm is the file's name
+    (["busybox", "cat", "/sys/devices/system/cpu/online"], "0\n"),
+    (["busybox", "echo", "hello", "world"], "hello world\n"),
+    (["busybox", "seq", "3"], "1\n2\n3\n"),
+    (["busybox", "expr", "6", "*", "7"], "42\n"),
+    (["busybox", "basename", "/a/b/c"], "c\n"),
+    (["busybox", "true"], ""),
+    (["busybox", "rm", "-r", "/tmp/bb"], ""),
+    (["busybox", "ls", "-1", "/tmp"], ""),
+]
+
+
+def run_list(cases):
+    """The oracle's program list: (host binary, argument string) in run-list order."""
+    return [(None, " ".join(argv[1:])) for argv, _ in cases]
+
+
+MARK = re.compile(r"== run (.*)\n|== exit \S+ status=(\d+)\n")
+
+
+def split_log(log):
+    """[(run line, output, status)] from the oracle's serial log, in order.
+
+    The runner's lines may follow output with no newline on the same line ("Linux== run"):
+    the markers are found anywhere, and what precedes one belongs to the run before it.
+    """
+    runs, cur, pos = [], None, 0
+    for m in MARK.finditer(log):
+        if m.group(1) is not None:
+            cur = m.group(1)
+        elif cur is not None:
+            runs.append((cur, log[pos:m.start()], int(m.group(2))))
+            cur = None
+        pos = m.end()
+    return runs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--busybox", default=DEFAULT_BUSYBOX, help="the busybox-static binary")
+    ap.add_argument("--init", default=None, help="the oracle's /init runner")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every output")
+    opts = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    import oracle
+
+    programs = [(opts.busybox, args) for _, args in run_list(CASES)]
+    kw = {"init": opts.init} if opts.init else {}
+    log, _, timed_out = oracle.run_oracle(programs, opts.timeout, **kw)
+    runs = split_log(log)
+    failed = 0
+    for i, (argv, want) in enumerate(CASES):
+        got = runs[i] if i < len(runs) else None
+        ok = got is not None and got[2] == 0 and want in got[1]
+        failed += not ok
+        print(f"{'ok' if ok else 'not ok'} {i + 1} {' '.join(argv[1:])}")
+        if not ok or opts.verbose:
+            shown = "(no run)" if got is None else f"status={got[2]} {got[1]!r}"
+            print(f"# want {want!r}, got {shown}")
+    if timed_out:
+        print("# the oracle timed out")
+    print(f"{len(CASES) - failed} passed, {failed} failed")
+    return 1 if failed or timed_out else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
