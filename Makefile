@@ -38,7 +38,7 @@ KERNEL_C := \
 	kernel/tty.c kernel/n_tty.c kernel/n_tty_output.c kernel/n_tty_read.c \
 	kernel/syscall.c kernel/sys_fd.c kernel/sys_mm.c kernel/sys_time.c kernel/sys_proc.c \
 	kernel/sysfs.c kernel/test/sysfs.c kernel/runlist.c \
-	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c \
+	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c kernel/sys_copy.c \
 	kernel/fs/inode.c kernel/fs/namei.c kernel/fs/ops.c kernel/fs/file.c kernel/fs/ramfs.c \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
 	kernel/fs/sysfs_mount.c kernel/fs/filemap.c \

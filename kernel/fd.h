@@ -1,6 +1,7 @@
 /* Open files and the per-process descriptor table. */
 #pragma once
 #include "kernel.h"
+#include <asm-generic/fcntl.h>
 
 struct file;
 struct inode;
@@ -45,6 +46,20 @@ struct fd_table {
 };
 
 struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags);
+/* Linux's FMODE_READ and FMODE_WRITE: access mode 3 (an open(2) oddity)
+ * and O_PATH files give neither. */
+static inline bool file_readable(const struct file *f)
+{
+	unsigned acc = f->flags & O_ACCMODE;
+
+	return !(f->flags & O_PATH) && (acc == O_RDONLY || acc == O_RDWR);
+}
+static inline bool file_writable(const struct file *f)
+{
+	unsigned acc = f->flags & O_ACCMODE;
+
+	return !(f->flags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
+}
 void file_get(struct file *f);
 void file_put(struct file *f);
 

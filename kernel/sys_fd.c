@@ -34,7 +34,7 @@ long sys_read(long fd, long ubuf, long n)
 {
 	struct file *f = get(fd);
 
-	if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+	if (!f || !file_readable(f))
 		return -EBADF;
 	if (!f->ops->read)
 		return -EINVAL;
@@ -47,7 +47,7 @@ long sys_write(long fd, long ubuf, long n)
 {
 	struct file *f = get(fd);
 
-	if (!f || (f->flags & O_ACCMODE) == O_RDONLY)
+	if (!f || !file_writable(f))
 		return -EBADF;
 	if (!f->ops->write)
 		return -EINVAL;
@@ -214,7 +214,7 @@ long sys_ioctl(long fd, long cmd, long arg)
 	unsigned c = cmd;
 	int on;
 
-	if (!f)
+	if (!f || (f->flags & O_PATH))
 		return -EBADF;
 	/* The ioctls every file answers (fs/ioctl.c do_vfs_ioctl). */
 	switch (c) {
@@ -231,7 +231,7 @@ long sys_ioctl(long fd, long cmd, long arg)
 		return 0;
 	case FIONREAD:		/* a regular file: the bytes past the position */
 		if (f->inode && inode_is_reg(f->inode))
-			return put_user((int)MAX((long)f->inode->size - f->pos, 0l), (int *)arg) ?
+			return put_user((int)((long)f->inode->size - f->pos), (int *)arg) ?
 			       -EFAULT : 0;
 		break;
 	}

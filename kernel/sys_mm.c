@@ -36,7 +36,7 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 		return -ENOMEM;
 	if (!(flags & MAP_ANONYMOUS)) {
 		f = fd_get(&current->fds, (unsigned int)fd);
-		if (!f)
+		if (!f || (f->flags & O_PATH))
 			return -EBADF;
 		/* Linux's file_mmap_ok for a file of no type (perf's anonymous
 		 * inode): the mapping may end no higher than the last page below

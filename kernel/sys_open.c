@@ -70,17 +70,22 @@ static bool fd_table_full(void)
 	return true;
 }
 
-/* The node an O_CREAT open names, made if missing (created: true). */
-static int open_create(int dirfd, const char *path, int flags, unsigned mode,
-		       struct inode **out, bool *created, struct vfs_found *found)
+/* The node an O_CREAT open names from start, made if missing (created:
+ * true). A link in the last component is followed (but for O_NOFOLLOW),
+ * and a dangling one makes its target, as Linux's open does; links counts
+ * those followed, for ELOOP. */
+static int open_create(struct inode *start, const char *path, int flags, unsigned mode,
+		       struct inode **out, bool *created, struct vfs_found *found, int links)
 {
 	struct nameidata nd;
 	struct inode *n;
-	int err = vfs_parent_at(dirfd, path, &nd);
+	int err = vfs_walk_parent(start, path, &nd);
 
 	if (err)
 		return err;
 	*created = false;
+	if (found->dir)
+		inode_put(found->dir);
 	found->dir = nd.dir;		/* unless a link leads elsewhere */
 	inode_get(nd.dir);
 	memcpy(found->name, nd.last, MIN(nd.len, (size_t)NAME_MAX_LEN));
@@ -96,10 +101,17 @@ static int open_create(int dirfd, const char *path, int flags, unsigned mode,
 			err = -EISDIR;
 		else if (inode_is_link(n) && !(flags & O_NOFOLLOW)) {
 			struct inode *t;
-			char name[NAME_MAX_LEN + 1];
-			memcpy(name, nd.last, nd.len);
-			name[nd.len] = '\0';
-			err = vfs_walk_found(nd.dir, name, LOOKUP_FOLLOW, &t, found);
+			err = vfs_walk_found(nd.dir, found->name, LOOKUP_FOLLOW, &t, found);
+			char *target = err == -ENOENT ? path_alloc() : NULL;
+			long len = target ? n->ops->readlink(n, target, PATH_MAX_LEN - 1) : 0;
+			if (target && len > 0 && links < MAXSYMLINKS) {
+				target[len] = '\0';
+				err = open_create(nd.dir, target, flags, mode, &t, created, found,
+						  links + 1);
+			} else if (target) {
+				err = len > 0 ? -ELOOP : -ENOENT;
+			}
+			kfree(target);
 			if (!err) {
 				inode_put(n);
 				n = t;
@@ -155,17 +167,26 @@ long do_open(int dirfd, const char *path, int flags, unsigned mode)
 
 	if (flags & O_PATH)
 		flags &= O_PATH_FLAGS;
+	else
+		flags |= O_LARGEFILE;	/* what F_GETFL shows, O_PATH files aside */
 	int acc = flags & O_ACCMODE;
 	bool may_write = !(flags & O_PATH) && (acc != O_RDONLY || (flags & O_TRUNC));
 	if ((flags & __O_TMPFILE) && ((flags & O_TMPFILE_MASK) != O_TMPFILE || acc == O_RDONLY))
 		return -EINVAL;
+	/* Linux 6.4's rule, in Debian's 6.1 too: no creating "a directory". */
+	if ((flags & (O_CREAT | __O_TMPFILE)) == O_CREAT && (flags & O_DIRECTORY))
+		return -EINVAL;
 	if (fd_table_full())
 		return -EMFILE;
-	if (flags & __O_TMPFILE)
+	if (flags & __O_TMPFILE) {
 		err = open_tmpfile(dirfd, path, mode, &n);
-	else if (flags & O_CREAT)
-		err = open_create(dirfd, path, flags, mode, &n, &created, &found);
-	else
+	} else if (flags & O_CREAT) {
+		struct inode *start;
+		if (!(err = vfs_start(dirfd, path, &start))) {
+			err = open_create(start, path, flags, mode, &n, &created, &found, 0);
+			inode_put(start);
+		}
+	} else
 		err = vfs_lookup_found(dirfd, path, (flags & O_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
 				       (flags & O_DIRECTORY ? LOOKUP_DIRECTORY : 0), &n, &found);
 	if (err) {
@@ -221,7 +242,7 @@ long sys_openat(long dirfd, long upath, long flags, long mode)
 		return -ENOMEM;
 	long r = vfs_get_user_path(path, (const char *)upath, false);
 	if (!r)
-		r = do_open(dirfd, path, ((int)flags | O_LARGEFILE) & VALID_OPEN_FLAGS, mode);
+		r = do_open(dirfd, path, (int)flags & VALID_OPEN_FLAGS, mode);
 	kfree(path);
 	return r;
 }

@@ -275,14 +275,13 @@ long sys_readlink(long upath, long ubuf, long bufsiz)
 
 /* ---- chmod, chown, utimensat ---- */
 
-/* The node of a descriptor (O_PATH ones included, as fchmod and fchown
- * take them); a file with no node (perf, the console) has nothing to
- * change: EPERM. */
+/* The node of a descriptor for fchmod, fchown, futimens; a file with no
+ * node (perf) has nothing to change: EPERM. */
 static long fd_inode(long fd, struct inode **out)
 {
 	struct file *f = get(fd);
 
-	if (!f)
+	if (!f || (f->flags & O_PATH))	/* Linux's fdget: no O_PATH files */
 		return -EBADF;
 	if (!f->inode)
 		return -EPERM;

@@ -78,7 +78,9 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(sched_setaffinity, sys_sched_setaffinity),
 	SYSCALL(getgroups, sys_getgroups),
 	SYSCALL(set_robust_list, sys_set_robust_list),
-	/* files (sys_open.c, sys_stat.c, sys_namei.c) */
+	/* files (sys_open.c, sys_stat.c, sys_namei.c, sys_copy.c) */
+	SYSCALL(sendfile, sys_sendfile),
+	SYSCALL(copy_file_range, sys_copy_file_range),
 	SYSCALL(open, sys_open),
 	SYSCALL(openat, sys_openat),
 	SYSCALL(creat, sys_creat),

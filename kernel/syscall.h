@@ -59,6 +59,10 @@ long sys_sched_getaffinity(long pid, long len, long umask);
 long sys_sched_setaffinity(long pid, long len, long umask);
 long sys_getgroups(long size, long ulist);
 long sys_set_robust_list(long uhead, long len);
+/* sys_copy.c */
+long sys_sendfile(long out_fd, long in_fd, long uoff, long count);
+long sys_copy_file_range(long in_fd, long uoff_in, long out_fd, long uoff_out, long len,
+			 long flags);
 /* sys_open.c */
 long sys_open(long upath, long flags, long mode);
 long sys_openat(long dirfd, long upath, long flags, long mode);

@@ -8,6 +8,7 @@
 #include "../printk.h"
 #include "../tty.h"
 #include "../lib/string.h"
+#include "../mm/uspace.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
 #include <linux/fcntl.h>
@@ -74,6 +75,15 @@ static long kmsg_write(struct file *f, const char *ubuf, size_t n)
 	return n;
 }
 
+/* /dev/zero maps as anonymous memory: private zero pages, as Linux's
+ * mmap_zero gives (a shared one is shmem on Linux; here it is not shared
+ * with anyone but the mapping's own process). */
+static long zero_mmap(struct file *f, struct vma *v)
+{
+	v->flags = (v->flags & ~VM_SPECIAL) | VM_ANON;
+	return 0;
+}
+
 /* mem devices seek to nowhere and stay at 0, as Linux's null_lseek does. */
 static long null_lseek(struct file *f, long off, int whence)
 {
@@ -83,7 +93,7 @@ static long null_lseek(struct file *f, long off, int whence)
 static const struct file_ops null_ops = { .read = null_read, .write = null_write,
 					  .lseek = null_lseek };
 static const struct file_ops zero_ops = { .read = zero_read, .write = null_write,
-					  .lseek = null_lseek };
+					  .lseek = null_lseek, .mmap = zero_mmap };
 static const struct file_ops full_ops = { .read = zero_read, .write = full_write,
 					  .lseek = null_lseek };
 static const struct file_ops random_ops = { .read = random_read, .write = null_write };

@@ -246,7 +246,7 @@ static long dir_getdents64(struct file *f, void *ubuf, size_t n)
 	struct dirent_fill fl = { .ubuf = ubuf, .left = n, .pos = f->pos };
 
 	if (!dir->nlink)
-		return 0;		/* removed: Linux lists nothing, not even dots */
+		return -ENOENT;		/* removed (Linux's IS_DEADDIR) */
 	int r = dir->ops->iterate(dir, f->pos, fill_dirent, &fl);
 	if (r)
 		return r;

@@ -17,6 +17,9 @@
 
 long ramfs_pages;
 
+/* tmpfs's directory size: 20 bytes an entry, "." and ".." included. */
+#define BOGO_DIRENT_SIZE	20
+
 /* A name in a directory. off is its position for getdents64: entries keep
  * theirs when others come and go, so a listing never skips or repeats. */
 struct ramfs_dirent {
@@ -106,7 +109,7 @@ static int add_entry(struct inode *dir, const char *name, size_t len, struct ino
 	memcpy(d->name, name, len);
 	*tail = d;
 	inode_get(n);
-	dir->size += 1;
+	dir->size += BOGO_DIRENT_SIZE;
 	inode_touch(dir, true, true);
 	return 0;
 }
@@ -116,7 +119,7 @@ static void drop_entry(struct inode *dir, struct ramfs_dirent **link)
 	struct ramfs_dirent *d = *link;
 
 	*link = d->next;
-	dir->size -= 1;
+	dir->size -= BOGO_DIRENT_SIZE;
 	inode_touch(dir, true, true);
 	inode_put(d->inode);
 	kfree(d);
@@ -137,8 +140,10 @@ struct inode *ramfs_new_inode(struct super_block *sb, unsigned mode)
 	}
 	n->priv = r;
 	n->fops = S_ISREG(mode) ? &ramfs_file_ops : S_ISDIR(mode) ? &vfs_dir_file_ops : NULL;
-	if (S_ISDIR(mode))
+	if (S_ISDIR(mode)) {
 		n->nlink = 2;
+		n->size = 2 * BOGO_DIRENT_SIZE;
+	}
 	return n;
 }
 
