@@ -47,11 +47,13 @@ KERNEL_C := \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
 	kernel/perf/persistent.c \
-	kernel/perf/aux.c kernel/pmu/itrace.c kernel/test/aux.c
+	kernel/perf/aux.c kernel/pmu/itrace.c kernel/test/aux.c \
+	kernel/hostout.c kernel/lib/crc32.c kernel/test/hostout.c
 
 KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \
 	$(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C))
 KERNEL := $(BUILD)/pmuos.elf
+KERNEL32 := $(BUILD)/pmuos32.elf
 ISO := $(BUILD)/pmuos.iso
 
 include user/user.mk
@@ -75,6 +77,12 @@ $(KERNEL): $(KERNEL_OBJS) linker.ld
 	nm -n $@ > $(BUILD)/kernel.sym
 	objdump -d -M intel --no-show-raw-insn $@ > $(BUILD)/kernel.asm
 
+# The same kernel as an ELF32 for QEMU's -kernel, which loads multiboot1 ELFs
+# but refuses x86-64 ones; the program headers' physical addresses and the
+# 32-bit entry are unchanged. No debug info: gdb reads $(KERNEL).
+$(KERNEL32): $(KERNEL)
+	objcopy -O elf32-i386 --strip-debug $< $@
+
 # The default image: the kernel and the test programs as modules, in order.
 module_arg = $(1)$(if $(USER_ARGS_$(notdir $(1))),:$(USER_ARGS_$(notdir $(1))))
 $(ISO): $(KERNEL) $(USER_TEST_PROGS) tests/qemu/image.py
@@ -86,12 +94,18 @@ iso: $(ISO)
 deps:
 	@sh tests/qemu/deps.sh
 
+# make run [PROG=static-binary] [ARGS="..."] [KTEST=1] [TIMEOUT=secs] [CMDLINE="..."]:
+# QEMU loads the kernel and the program itself (no firmware menu, no ISO), the
+# self-tests only with KTEST=1; files the kernel sends to the host land in $(BUILD)/out.
 PROG ?=
 ARGS ?=
-run: deps $(KERNEL) $(BUILD)/user/demo
-	$(PYTHON) tests/qemu/image.py --kernel $(KERNEL) -o $(BUILD)/run.iso \
+KTEST ?= 0
+TIMEOUT ?= 300
+CMDLINE ?=
+run: deps $(KERNEL32) $(BUILD)/user/demo
+	$(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
+		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
 		--module '$(if $(PROG),$(PROG),$(BUILD)/user/demo)$(if $(ARGS),:$(ARGS))'
-	$(PYTHON) tests/qemu/run.py --interactive --firmware bios --iso $(BUILD)/run.iso
 
 test: deps
 	$(MAKE) all $(BUILD)/user/oracle-init $(BUILD)/user/fuzz $(UNIT_PROGS)

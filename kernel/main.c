@@ -1,10 +1,11 @@
 /* The kernel's entry from boot/entry.asm: bring the machine up in order, test
- * it, run the userland programs, halt. */
+ * it (unless ktest=0), run the userland programs, halt. */
 #include "apic.h"
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
 #include "gdt.h"
+#include "hostout.h"
 #include "idt.h"
 #include "ktest.h"
 #include "multiboot.h"
@@ -40,6 +41,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	gdt_init();		// segments, TSS
 	idt_init();		// exception and interrupt gates
 	multiboot_parse(magic, info_phys);	// memory map, modules
+	hostout_init();		// files to the host: COM2
 	cpu_init();		// CPUID, NX, SMEP, SMAP
 	paging_init();		// direct map, W^X kernel image
 	frames_init();		// physical memory
@@ -55,7 +57,9 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	printk("pmuos 0.1\n");
 	print_banner();
 	x86_pmu_init();		// hardware PMU, or its model
-	ktest_run_all();
+	if (cmdline_ulong("ktest", 1))	// make run passes ktest=0
+		ktest_run_all();
+	hostout_selftest();	// hostout.selftest=N
 	for (int i = 0; i < boot_info.nr_modules; i++)
 		task_run_module(&boot_info.modules[i]);
 	machine_halt(0);
