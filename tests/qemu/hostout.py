@@ -48,8 +48,8 @@ def parse_binary(stream):
             (length,) = struct.unpack_from("<Q", stream, off + 12 + plen)
             start = off + 20 + plen
             if start + length + 4 > len(stream):
-                raise FrameError(f"{path}: truncated ({len(stream) - start} of {length} bytes "
-                                 "and the CRC)")
+                raise FrameError(f"{path}: truncated: {length} bytes and a CRC announced, "
+                                 f"{len(stream) - start} bytes left in the stream")
             (crc,) = struct.unpack_from("<I", stream, start + length)
             files.append(checked(path, bytes(view[start:start + length]), length, crc))
             off = start + length + 4

@@ -148,7 +148,11 @@ def boot_direct(kernel, modules, cmdline="", out_dir=None, timeout=DEFAULT_TIMEO
         with open(os.path.join(tmp, "com2.bin"), "rb") as f:
             files, errors = hostout.parse_binary(f.read())
     text_files, text_errors = hostout.parse_text(log)
-    written, write_errors = hostout.write_files(files + text_files, out_dir) if out_dir else ([], [])
+    files += text_files
+    # hostout.selftest=N's file must be the pattern, not only match its CRC.
+    errors += [why for path, data in files if path == hostout.SELFTEST_NAME
+               for why in [hostout.check_selftest(data)] if why]
+    written, write_errors = hostout.write_files(files, out_dir) if out_dir else ([], [])
     return log, code, timed_out, written, errors + text_errors + write_errors
 
 
