@@ -1,5 +1,5 @@
 # pmuos: a bare-metal x86-64 kernel that gives programs the Linux perf_event ABI.
-# make            the kernel, the userland and the BIOS+UEFI ISO
+# make            the kernel (and its ELF32 copy for QEMU -kernel), the userland and the BIOS+UEFI ISO
 # make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU
 # make test       self-tests and the userland suite on pmuos (BIOS, UEFI) and Linux
 # make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
@@ -59,8 +59,8 @@ ISO := $(BUILD)/pmuos.iso
 include user/user.mk
 
 .PHONY: all kernel iso run test debug bench deps clean fuzz unit
-all: $(ISO)
-kernel: $(KERNEL)
+all: $(ISO) $(KERNEL32)
+kernel: $(KERNEL) $(KERNEL32)
 
 $(BUILD)/%.o: %.c | $(BUILD)/uapi/.stamp
 	@mkdir -p $(dir $@)
