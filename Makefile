@@ -1,5 +1,5 @@
 # pmuos: a bare-metal x86-64 kernel that gives programs the Linux perf_event ABI.
-# make            the kernel, the userland and the BIOS+UEFI ISO
+# make            the kernel (and its ELF32 copy for QEMU -kernel), the userland and the BIOS+UEFI ISO
 # make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU
 # make test       self-tests and the userland suite on pmuos (BIOS, UEFI) and Linux
 # make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
@@ -41,7 +41,7 @@ KERNEL_C := \
 	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c kernel/sys_copy.c \
 	kernel/fs/inode.c kernel/fs/namei.c kernel/fs/ops.c kernel/fs/file.c kernel/fs/ramfs.c \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
-	kernel/fs/sysfs_mount.c kernel/fs/filemap.c \
+	kernel/fs/sysfs_mount.c kernel/fs/filemap.c kernel/fs/outdir.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
 	kernel/mm/uaccess.c kernel/mm/uspace.c \
@@ -52,18 +52,20 @@ KERNEL_C := \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
 	kernel/perf/persistent.c \
-	kernel/perf/aux.c kernel/pmu/itrace.c kernel/test/aux.c
+	kernel/perf/aux.c kernel/pmu/itrace.c kernel/test/aux.c \
+	kernel/hostout.c kernel/lib/crc32.c kernel/test/hostout.c
 
 KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \
 	$(patsubst %.c,$(BUILD)/%.o,$(KERNEL_C))
 KERNEL := $(BUILD)/pmuos.elf
+KERNEL32 := $(BUILD)/pmuos32.elf
 ISO := $(BUILD)/pmuos.iso
 
 include user/user.mk
 
 .PHONY: all kernel iso run test debug bench deps clean fuzz unit
-all: $(ISO)
-kernel: $(KERNEL)
+all: $(ISO) $(KERNEL32)
+kernel: $(KERNEL) $(KERNEL32)
 
 $(BUILD)/%.o: %.c | $(BUILD)/uapi/.stamp
 	@mkdir -p $(dir $@)
@@ -80,6 +82,12 @@ $(KERNEL): $(KERNEL_OBJS) linker.ld
 	nm -n $@ > $(BUILD)/kernel.sym
 	objdump -d -M intel --no-show-raw-insn $@ > $(BUILD)/kernel.asm
 
+# The same kernel as an ELF32 for QEMU's -kernel, which loads multiboot1 ELFs
+# but refuses x86-64 ones; the program headers' physical addresses and the
+# 32-bit entry are unchanged. No debug info: gdb reads $(KERNEL).
+$(KERNEL32): $(KERNEL)
+	objcopy -O elf32-i386 --strip-debug $< $@
+
 # The default image: the kernel and the test programs as modules, in order.
 module_arg = $(1)$(if $(USER_ARGS_$(notdir $(1))),:$(USER_ARGS_$(notdir $(1))))
 $(ISO): $(KERNEL) $(USER_TEST_PROGS) tests/qemu/image.py
@@ -91,12 +99,20 @@ iso: $(ISO)
 deps:
 	@sh tests/qemu/deps.sh
 
+# make run [PROG=static-binary] [ARGS="..."] [KTEST=1] [TIMEOUT=secs] [CMDLINE="..."]:
+# QEMU loads the kernel and the program itself (no firmware menu, no ISO), the
+# self-tests only with KTEST=1; files the kernel sends to the host land in $(BUILD)/out.
 PROG ?=
 ARGS ?=
-run: deps $(KERNEL) $(BUILD)/user/demo
-	$(PYTHON) tests/qemu/image.py --kernel $(KERNEL) -o $(BUILD)/run.iso \
-		--module '$(if $(PROG),$(PROG),$(BUILD)/user/demo)$(if $(ARGS),:$(ARGS))'
-	$(PYTHON) tests/qemu/run.py --interactive --firmware bios --iso $(BUILD)/run.iso
+KTEST ?= 0
+TIMEOUT ?= 300
+CMDLINE ?=
+# ARGS reaches run.py through the environment (make exports command-line variables), so
+# quotes in it are the shell's to parse, once: ARGS="sh -c 'echo hi'" gives three words.
+run: deps $(KERNEL32) $(BUILD)/user/demo
+	$(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
+		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
+		--program '$(if $(PROG),$(PROG),$(BUILD)/user/demo)' --args "$$ARGS"
 
 test: deps
 	$(MAKE) all $(BUILD)/user/oracle-init $(BUILD)/user/fuzz $(UNIT_PROGS)

@@ -1,6 +1,8 @@
 ; 32-bit protected mode -> 64-bit long mode, then a jump to the higher-half kmain.
-; GRUB enters here (Multiboot2 spec 3.3): EAX = magic, EBX = boot info physical
-; address, paging off, interrupts off, no usable stack.
+; A multiboot2 loader (GRUB, Multiboot2 spec 3.3) or a multiboot1 one (QEMU's
+; -kernel, Multiboot spec 3.2) enters here the same way: EAX = the loader's
+; magic, EBX = boot info physical address, paging off, interrupts off, no
+; usable stack. kmain tells the two infos apart by the magic.
 bits 32
 
 KERNEL_VMA   equ 0xffffffff80000000
@@ -18,7 +20,7 @@ section .boot.text progbits alloc exec nowrite
 global _start
 _start:
 	mov esp, boot_stack_top
-	mov edi, eax                    ; multiboot magic, kept for kmain
+	mov edi, eax                    ; multiboot1 or 2 magic, kept for kmain
 	mov esi, ebx                    ; boot info physical address
 
 	; Long mode needs CPUID 0x80000001 EDX.LM (SDM Vol. 3A 9.8.5).

@@ -5,46 +5,33 @@
 #include "ioapic.h"
 #include "traps.h"
 #include "tty.h"
-#include "x86.h"
-#include <linux/serial_reg.h>
+#include "uart.h"
 
-#define COM1		0x3f8
 #define COM1_IRQ	4
-#define UART_CLOCK	115200	/* the divisor latch counts in units of 1/115200 s */
 #define IIR_FIFOS_ON	0xc0	/* UART_IIR bits 7:6 read 11 while the FIFOs are enabled */
 
 void console_init(void)
 {
-	outb(COM1 + UART_IER, 0);
-	outb(COM1 + UART_LCR, UART_LCR_DLAB);
-	outb(COM1 + UART_DLL, UART_CLOCK / 115200);
-	outb(COM1 + UART_DLM, 0);
-	outb(COM1 + UART_LCR, UART_LCR_WLEN8);
-	/* OUT2 gates the UART's interrupt onto the ISA line on PCs. */
-	outb(COM1 + UART_MCR, UART_MCR_DTR | UART_MCR_RTS | UART_MCR_OUT2);
+	uart_init(COM1);
 }
 
 void console_putc(char c)
 {
-	/* Bounded: a UART that never drains (no device) must not hang the kernel. */
-	for (int i = 0; i < 100000 && !(inb(COM1 + UART_LSR) & UART_LSR_THRE); i++)
-		pause();
-	outb(COM1 + UART_TX, (unsigned char)c);
+	uart_putc(COM1, c);
 }
 
 void console_write(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
-			console_putc('\r');
-		console_putc(s[i]);
+			uart_putc(COM1, '\r');
+		uart_putc(COM1, s[i]);
 	}
 }
 
 void console_drain(void)
 {
-	for (int i = 0; i < 100000 && !(inb(COM1 + UART_LSR) & UART_LSR_TEMT); i++)
-		pause();
+	uart_wait(COM1, UART_LSR_TEMT);
 }
 
 /* Hand each received byte to the line discipline; when it is full, stop

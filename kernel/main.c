@@ -1,10 +1,12 @@
 /* The kernel's entry from boot/entry.asm: bring the machine up in order, test
- * it, run the userland programs of the run list, halt. */
+ * it (unless ktest=0), run the programs of the run list, send /out to the
+ * host, halt. */
 #include "apic.h"
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
 #include "gdt.h"
+#include "hostout.h"
 #include "idt.h"
 #include "ioapic.h"
 #include "ktest.h"
@@ -43,6 +45,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	gdt_init();		// segments, TSS
 	idt_init();		// exception and interrupt gates
 	multiboot_parse(magic, info_phys);	// memory map, modules
+	hostout_init();		// files to the host: COM2
 	cpu_init();		// CPUID, NX, SMEP, SMAP
 	paging_init();		// direct map, W^X kernel image
 	frames_init();		// physical memory
@@ -61,7 +64,10 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	print_banner();
 	x86_pmu_init();		// hardware PMU, or its model
 	fs_init();		// initramfs, /dev, /proc, /sys
-	ktest_run_all();
+	if (cmdline_ulong("ktest", 1))	// make run passes ktest=0
+		ktest_run_all();
+	hostout_selftest();	// hostout.selftest=N
 	runlist_run();		// the programs
+	outdir_send("/out");	// files for the host
 	machine_halt(0);
 }

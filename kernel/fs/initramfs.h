@@ -11,3 +11,5 @@ void fs_init(void);
 /* The synthetic file systems, mounted by fs_init. */
 int sysfs_mount(void);
 int proc_mount(void);
+/* Send the regular files under dir to the host (hostout), at halt. */
+void outdir_send(const char *dir);

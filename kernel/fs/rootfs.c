@@ -42,3 +42,4 @@ void fs_init(void)
 		panic("cannot mount /dev, /proc or /sys: error %d", err);
 	printk("pmuos: initramfs: %d entries\n", files);
 }
+
