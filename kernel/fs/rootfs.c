@@ -10,6 +10,7 @@
 #include "../panic.h"
 #include "../printk.h"
 #include "../lib/string.h"
+#include "../mm/frames.h"
 #include "../mm/paging.h"
 #include <linux/magic.h>
 
@@ -37,6 +38,7 @@ void fs_init(void)
 			printk("pmuos: module %d: initramfs error %d\n", i, err);
 		else
 			files += err;
+		frames_release(m->start, m->end);	/* its bytes are files now */
 	}
 	if ((err = dev_init()) || (err = proc_mount()) || (err = sysfs_mount()))
 		panic("cannot mount /dev, /proc or /sys: error %d", err);

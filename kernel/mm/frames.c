@@ -1,5 +1,8 @@
-/* Physical page frames: a LIFO free list threaded through the free frames
- * themselves (via the direct map), O(1) both ways. */
+/* Physical page frames: a LIFO free list threaded through freed frames
+ * themselves (via the direct map), and the boot memory map's free ranges,
+ * handed out from the bottom up when the list is empty. O(1) both ways,
+ * and boot touches no free frame: under QEMU, writing one into each of
+ * 512 MiB of frames made the host allocate all of it (1-4 s of a boot). */
 #include "frames.h"
 #include "paging.h"
 #include "../kernel.h"
@@ -21,13 +24,10 @@ struct frame_stats frame_stats;
 
 struct reserved { uint64_t start, end; };
 
-static bool overlaps(uint64_t pa, const struct reserved *r, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (pa + PAGE_SIZE > r[i].start && pa < r[i].end)
-			return true;
-	return false;
-}
+/* Never handed out yet: [next, end) of each range, in address order. */
+#define MAX_RANGES	(BOOT_MMAP_MAX + BOOT_MODULES_MAX + 2)
+static struct reserved untouched[MAX_RANGES];
+static int nr_untouched, cur_untouched;
 
 static void push(uint64_t pa)
 {
@@ -37,6 +37,32 @@ static void push(uint64_t pa)
 	f->magic = FREE_MAGIC;
 	free_head = pa;
 	frame_stats.free++;
+}
+
+/* Add [start, end) less the reserved ranges to the untouched ones. */
+static void add_range(uint64_t start, uint64_t end, const struct reserved *r, int n)
+{
+	for (uint64_t pa = start; pa < end;) {
+		uint64_t stop = end, skip = 0;
+		for (int i = 0; i < n; i++) {
+			uint64_t rs = ALIGN_DOWN(r[i].start, PAGE_SIZE), re = ALIGN_UP(r[i].end, PAGE_SIZE);
+			if (re > pa && rs < stop) {
+				if (rs <= pa)
+					skip = MAX(skip, re);	/* pa is inside: jump past it */
+				else
+					stop = rs;
+			}
+		}
+		if (skip) {
+			pa = skip;
+			continue;
+		}
+		if (nr_untouched == MAX_RANGES)
+			panic("the boot memory map has too many pieces");
+		untouched[nr_untouched++] = (struct reserved){ pa, stop };
+		frame_stats.total += (stop - pa) / PAGE_SIZE;
+		pa = stop;
+	}
 }
 
 void frames_init(void)
@@ -50,22 +76,32 @@ void frames_init(void)
 	for (int i = 0; i < boot_info.nr_modules; i++)
 		r[n++] = (struct reserved){ boot_info.modules[i].start, boot_info.modules[i].end };
 
-	/* Push from the top down, so allocation hands out low frames first. */
-	for (int i = boot_info.nr_mmap - 1; i >= 0; i--) {
+	for (int i = 0; i < boot_info.nr_mmap; i++) {
 		const struct boot_mem_region *m = &boot_info.mmap[i];
 		if (m->type != MULTIBOOT_MEMORY_AVAILABLE)
 			continue;
 		uint64_t start = MAX(ALIGN_UP(m->base, PAGE_SIZE), LOW_MEMORY);
 		uint64_t end = MIN(ALIGN_DOWN(m->base + m->length, PAGE_SIZE), direct_map_end);
-		for (uint64_t pa = end; pa > start; pa -= PAGE_SIZE) {
-			if (overlaps(pa - PAGE_SIZE, r, n))
-				continue;
-			push(pa - PAGE_SIZE);
-			frame_stats.total++;
-		}
+		if (start < end)
+			add_range(start, end, r, n);
 	}
+	frame_stats.free = frame_stats.total;
 	if (!frame_stats.total)
 		panic("no usable memory in the boot memory map");
+}
+
+/* The lowest frame never handed out, or 0. */
+static uint64_t take_untouched(void)
+{
+	for (; cur_untouched < nr_untouched; cur_untouched++) {
+		struct reserved *u = &untouched[cur_untouched];
+		if (u->start < u->end) {
+			uint64_t pa = u->start;
+			u->start += PAGE_SIZE;
+			return pa;
+		}
+	}
+	return 0;
 }
 
 uint64_t frame_alloc(void)
@@ -78,8 +114,11 @@ uint64_t frame_alloc(void)
 		assert(f->magic == FREE_MAGIC);
 		free_head = f->next;
 		f->magic = 0;
-		frame_stats.free--;
+	} else {
+		pa = take_untouched();
 	}
+	if (pa)
+		frame_stats.free--;
 	irq_restore(flags);
 	return pa;
 }
@@ -99,4 +138,12 @@ void frame_free(uint64_t pa)
 	uint64_t flags = irq_save();
 	push(pa);
 	irq_restore(flags);
+}
+
+void frames_release(uint64_t start, uint64_t end)
+{
+	for (uint64_t pa = ALIGN_UP(start, PAGE_SIZE); pa + PAGE_SIZE <= end; pa += PAGE_SIZE) {
+		frame_stats.total++;
+		frame_free(pa);
+	}
 }

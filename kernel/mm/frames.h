@@ -9,6 +9,10 @@ void frames_init(void);
 uint64_t frame_alloc(void);
 uint64_t frame_alloc_zeroed(void);
 void frame_free(uint64_t phys);
+/* Give the allocator the whole frames of [start, end), memory the boot
+ * kept until now (the initramfs's archive, once unpacked, as Linux frees
+ * the initrd). */
+void frames_release(uint64_t start, uint64_t end);
 
 struct frame_stats {
 	uint64_t total;		/* frames the allocator manages */
