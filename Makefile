@@ -118,7 +118,7 @@ test: deps
 	$(MAKE) all $(BUILD)/user/oracle-init $(BUILD)/user/fuzz $(UNIT_PROGS)
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --iso $(ISO) \
 		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/test-logs \
-		$(if $(NO_ORACLE),--no-oracle) \
+		$(if $(NO_ORACLE),--no-oracle) $(if $(RUNS),--runs $(RUNS)) \
 		--unit-dir $(BUILD)/unit --fuzz-program $(BUILD)/user/fuzz \
 		--fuzz-seeds $(TEST_FUZZ_SEEDS) --fuzz-calls $(TEST_FUZZ_CALLS) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
