@@ -116,7 +116,7 @@ run: deps $(KERNEL32) $(BUILD)/user/demo
 
 test: deps
 	$(MAKE) all $(BUILD)/user/oracle-init $(BUILD)/user/fuzz $(UNIT_PROGS)
-	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --iso $(ISO) \
+	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --kernel32 $(KERNEL32) --iso $(ISO) \
 		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) $(if $(RUNS),--runs $(RUNS)) \
 		--unit-dir $(BUILD)/unit --fuzz-program $(BUILD)/user/fuzz \

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """tests/qemu/busybox_cases.py: busybox applets that run without fork, each as its own program from
-the run list, with what their stdout must contain (checked on Linux; not yet wired into the suite).
+the run list, with what their stdout must contain; `make test` runs them on pmuos and on Linux
+(suite.py's busybox run).
 
-The binary is Debian 12's busybox-static (1.35.0, glibc-static): `apt-get download busybox-static`
-and `dpkg-deb -x` it, or install it, for /bin/busybox. The cases run in order in one boot and
-build on each other (the first makes /tmp/bb, later ones read what earlier ones wrote); each one
-must exit with status 0. Run lists split arguments on blanks, so no argument holds a space.
-`python3 tests/qemu/busybox_cases.py --busybox PATH` checks them on the Linux oracle.
+The binary is Debian 12's busybox-static (1.35.0, glibc-static; tests/qemu/deps.sh installs it
+as /bin/busybox). The cases run in order in one boot and build on each other (the first makes
+/tmp/bb, later ones read what earlier ones wrote); each one must exit with status 0.
+`python3 tests/qemu/busybox_cases.py` checks them on the Linux oracle alone.
 """
 import argparse
 import hashlib
@@ -16,8 +16,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_BUSYBOX = "/bin/busybox"
-# The cpio entry the oracle gives the binary (oracle.build_initramfs puts programs in /t/).
-BB_PATH = "/t/busybox"
+# Where the initramfs puts the binary (tests/qemu/initramfs.py puts programs in /bin/).
+BB_PATH = "/bin/busybox"
 
 # md5sum/size of Debian 12's busybox-static 1:1.35.0-4+deb12u1+b1: the copy cases compare
 # against the binary itself, so a different build fails only those two lines.
@@ -88,9 +88,9 @@ CASES = [
 ]
 
 
-def run_list(cases):
-    """The oracle's program list: (host binary, argument string) in run-list order."""
-    return [(None, " ".join(argv[1:])) for argv, _ in cases]
+def programs(busybox, cases=CASES):
+    """The run list: (host binary, argv after argv[0]) in order."""
+    return [(busybox, argv[1:]) for argv, _ in cases]
 
 
 MARK = re.compile(r"== run (.*)\n|== exit \S+ status=(\d+)\n")
@@ -103,6 +103,7 @@ def split_log(log):
     the markers are found anywhere, and what precedes one belongs to the run before it.
     """
     runs, cur, pos = [], None, 0
+    log = log.replace("\r\n", "\n")  # the console tty's ONLCR
     for m in MARK.finditer(log):
         if m.group(1) is not None:
             cur = m.group(1)
@@ -113,33 +114,38 @@ def split_log(log):
     return runs
 
 
+def outcomes(log, cases=CASES):
+    """One ktap.Outcome a case: the run exited 0 and its output holds the expected text."""
+    import ktap
+    runs, result = split_log(log), []
+    for i, (argv, want) in enumerate(cases):
+        got = runs[i] if i < len(runs) else None
+        ok = got is not None and got[2] == 0 and want in got[1]
+        shown = "(no run)" if got is None else f"status={got[2]}, output {got[1]!r}"
+        result.append(ktap.Outcome(f"{i + 1} {' '.join(argv[1:])}", ok,
+                                   "" if ok else f"want {want!r}\ngot {shown}"))
+    return result
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--busybox", default=DEFAULT_BUSYBOX, help="the busybox-static binary")
     ap.add_argument("--init", default=None, help="the oracle's /init runner")
     ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("-v", "--verbose", action="store_true", help="print every output")
     opts = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import oracle
+    import run
 
-    programs = [(opts.busybox, args) for _, args in run_list(CASES)]
     kw = {"init": opts.init} if opts.init else {}
-    log, _, timed_out = oracle.run_oracle(programs, opts.timeout, **kw)
-    runs = split_log(log)
-    failed = 0
-    for i, (argv, want) in enumerate(CASES):
-        got = runs[i] if i < len(runs) else None
-        ok = got is not None and got[2] == 0 and want in got[1]
-        failed += not ok
-        print(f"{'ok' if ok else 'not ok'} {i + 1} {' '.join(argv[1:])}")
-        if not ok or opts.verbose:
-            shown = "(no run)" if got is None else f"status={got[2]} {got[1]!r}"
-            print(f"# want {want!r}, got {shown}")
+    log, code, timed_out = oracle.run_oracle(programs(opts.busybox), opts.timeout, **kw)
+    result = outcomes(log)
     if timed_out:
-        print("# the oracle timed out")
-    print(f"{len(CASES) - failed} passed, {failed} failed")
-    return 1 if failed or timed_out else 0
+        import ktap
+        result.append(ktap.Outcome("timeout", False, "the oracle timed out"))
+    counts = run.report(result, "linux: busybox ")
+    print(run.summary(*counts))
+    return 1 if counts[1] else 0
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ pkg_if_missing make make
 pkg_if_missing python3 python3
 pkg_if_missing gdb gdb
 file_if_missing /usr/include/linux/perf_event.h linux-libc-dev
+# the busybox run of make test: Debian's static busybox
+file_if_missing /bin/busybox busybox-static
 pkg_if_missing dpkg-deb dpkg
 # the host unit tests: clang with ASan, UBSan and libFuzzer
 pkg_if_missing clang clang

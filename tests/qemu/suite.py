@@ -14,6 +14,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import busybox_cases  # noqa: E402
 import fuzz  # noqa: E402
 import image  # noqa: E402
 import ktap  # noqa: E402
@@ -24,7 +25,7 @@ import run  # noqa: E402
 # its console, and a program that asks sees its echo after the prompt on both kernels.
 TTY_INPUT = {"stdin_data": run.typed(b"pmuos-tty-input\n"),
              "stdin_after": b"# tty: waiting for stdin"}
-RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux")
+RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox")
 NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
 
 
@@ -175,6 +176,29 @@ def oracle(opts):
     return ktap.evaluate(log, code, timed_out, kernel_tests=False), f"QEMU exit code {code}"
 
 
+def busybox(opts):
+    """Debian's static busybox applets, one per run-list program, on pmuos (booted directly)
+    and on Linux: each must exit 0 with the output its case names."""
+    if not opts.busybox or not os.path.exists(opts.busybox):
+        return [ktap.Outcome("busybox", True, f"no {opts.busybox} (busybox-static)",
+                             skipped=True)], ""
+    progs = busybox_cases.programs(opts.busybox)
+    log, code, timed_out, _, _ = run.boot_direct(opts.kernel32, progs, f"{opts.cmdline} ktest=0",
+                                                 None, opts.timeout)
+    save(opts.log_dir, "busybox-pmuos", log)
+    result = [o._replace(name=f"pmuos {o.name}") for o in busybox_cases.outcomes(log)]
+    # The applets print no KTAP: of the usual verdicts, only a panic or a hang counts.
+    result += [o for o in ktap.evaluate(log, code, timed_out, kernel_tests=False)
+               if not o.passed and (o.kind == "panic" or timed_out)]
+    if not opts.no_oracle:
+        kw = {"init": opts.oracle_init} if opts.oracle_init else {}
+        import oracle as linux
+        log, code, timed_out = linux.run_oracle(progs, opts.timeout, **kw)
+        save(opts.log_dir, "busybox-linux", log)
+        result += [o._replace(name=f"linux {o.name}") for o in busybox_cases.outcomes(log)]
+    return result, f"{len(busybox_cases.CASES)} applet runs a kernel"
+
+
 def timed(fn, *args):
     start = time.monotonic()
     outcomes, note = fn(*args)
@@ -184,6 +208,8 @@ def timed(fn, *args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--kernel", required=True, help="the kernel ELF, for the negative runs")
+    ap.add_argument("--kernel32", help="its ELF32 copy, for direct boots (default: beside it)")
+    ap.add_argument("--busybox", default="/bin/busybox", help="busybox-static, for the busybox run")
     ap.add_argument("--iso", required=True, help="the image with the test programs")
     ap.add_argument("--cmdline", default="", help="the kernel command line the ISO was made with")
     ap.add_argument("--program", "--module", dest="programs", action="append", default=[],
@@ -202,6 +228,7 @@ def main():
     ap.add_argument("--fuzz-calls", type=int, default=50000, help="calls per seed")
     opts = ap.parse_args()
     opts.programs = [image.parse_module(p) for p in opts.programs]
+    opts.kernel32 = opts.kernel32 or os.path.join(os.path.dirname(opts.kernel), "pmuos32.elf")
     runs = [r for r in opts.runs.split(",") if r]
     if opts.no_oracle and "linux" in runs:
         runs.remove("linux")
@@ -225,6 +252,7 @@ def main():
         "panic": (negative, opts, "ktest.panic=1", "panic", "panic", "panic on purpose"),
         "fail": (negative, opts, "ktest.fail=1", "notok", "fail", "broken self-test"),
         "linux": (oracle, opts),
+        "busybox": (busybox, opts),
     }
     prefixes = {"panic": "bios", "fail": "bios"}  # the negative runs boot SeaBIOS
     totals = [0, 0, 0]
