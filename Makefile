@@ -41,7 +41,7 @@ KERNEL_C := \
 	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c kernel/sys_copy.c \
 	kernel/fs/inode.c kernel/fs/namei.c kernel/fs/ops.c kernel/fs/file.c kernel/fs/ramfs.c \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
-	kernel/fs/sysfs_mount.c kernel/fs/filemap.c kernel/fs/outdir.c \
+	kernel/fs/sysfs_mount.c kernel/fs/filemap.c kernel/fs/outdir.c kernel/test/fs.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
 	kernel/mm/uaccess.c kernel/mm/uspace.c \
