@@ -25,7 +25,7 @@ import run  # noqa: E402
 # its console, and a program that asks sees its echo after the prompt on both kernels.
 TTY_INPUT = {"stdin_data": run.typed(b"pmuos-tty-input\n"),
              "stdin_after": b"# tty: waiting for stdin"}
-RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox")
+RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox", "hostout")
 NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
 
 
@@ -199,6 +199,36 @@ def busybox(opts):
     return result, f"{len(busybox_cases.CASES)} applet runs a kernel"
 
 
+HOSTOUT_SIZE = 1 << 20
+
+
+def hostout_run(opts):
+    """Files a program writes under /out reach the host (COM2) byte for byte: a direct boot
+    of user/tests/outfiles.c, then the files run.py extracted."""
+    prog = next((p for p, _ in opts.programs if os.path.basename(p) == "outfiles"), None)
+    if not prog:
+        return [ktap.Outcome("hostout", True, "no outfiles program given", skipped=True)], ""
+    with tempfile.TemporaryDirectory(prefix="pmuos-out-") as out:
+        start = time.monotonic()
+        log, code, timed_out, files, errors = run.boot_direct(
+            opts.kernel32, [(prog, str(HOSTOUT_SIZE))], f"{opts.cmdline} ktest=0", out,
+            opts.timeout)
+        secs = time.monotonic() - start
+        save(opts.log_dir, "hostout", log)
+        result = [o for o in ktap.evaluate(log, code, timed_out, kernel_tests=False)]
+        result += [ktap.Outcome("hostout: intact", not errors, "\n".join(errors))]
+        want = {"hello.txt": b"hello from pmuos\n",
+                "sub/pattern.bin": bytes((i * 131 + (i >> 12)) & 0xff
+                                         for i in range(HOSTOUT_SIZE))}
+        for name, data in want.items():
+            path = os.path.join(out, name)
+            got = open(path, "rb").read() if os.path.exists(path) else None
+            result.append(ktap.Outcome(f"hostout: {name}", got == data,
+                                       "" if got == data else
+                                       f"{'missing' if got is None else f'{len(got)} bytes differ'}"))
+    return result, f"{HOSTOUT_SIZE} bytes and a line, boot to exit {secs:.1f} s"
+
+
 def timed(fn, *args):
     start = time.monotonic()
     outcomes, note = fn(*args)
@@ -253,6 +283,7 @@ def main():
         "fail": (negative, opts, "ktest.fail=1", "notok", "fail", "broken self-test"),
         "linux": (oracle, opts),
         "busybox": (busybox, opts),
+        "hostout": (hostout_run, opts),
     }
     prefixes = {"panic": "bios", "fail": "bios"}  # the negative runs boot SeaBIOS
     totals = [0, 0, 0]
