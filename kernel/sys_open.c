@@ -102,7 +102,7 @@ static int open_create(int dirfd, const char *path, int flags, unsigned mode,
 			inode_put(n);
 		else
 			*out = n;
-	} else if (err == -ENOENT) {
+	} else if (err == -ENOENT && !nd.dir->sb->lookup_final) {
 		if (nd.trailing_slash)
 			err = -EISDIR;
 		else if (!nd.dir->nlink)

@@ -120,6 +120,7 @@ static void tty_stat(struct file *f, unsigned *mode, long *size)
 }
 
 static const struct file_ops tty_ops = {
+	.name = "/dev/console",	/* what Linux's init gets as fds 0-2 */
 	.read = tty_read,
 	.write = tty_write,
 	.ioctl = tty_ioctl,

@@ -238,3 +238,70 @@ long vfs_path_of(struct inode *dir, char *buf, size_t size)
 	memmove(buf, buf + at, size - at);
 	return size - at;
 }
+
+/* The search behind vfs_find_path: depth first through dir's file system
+ * (not into file systems mounted below it), the path so far in buf[0, at). */
+struct find_ctx {
+	struct inode *dir, *want;
+	char *buf;
+	size_t size, at;
+	int depth;
+	long found;
+};
+
+static long find_in(struct inode *dir, struct inode *want, char *buf, size_t size, size_t at,
+		    int depth);
+
+static bool find_emit(void *ctx, const char *name, size_t len, uint64_t ino,
+		      unsigned char dtype, long next)
+{
+	struct find_ctx *c = ctx;
+	struct inode *n;
+
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (c->at + 1 + len + 1 > c->size) {
+		c->found = -ENAMETOOLONG;
+		return false;
+	}
+	if (ino != c->want->ino && dtype != 4)	/* DT_DIR: worth a look inside */
+		return true;
+	if (vfs_child(c->dir, name, len, &n))
+		return true;
+	if (n->sb == c->want->sb) {	/* (synthetic ones make an inode per lookup) */
+		c->buf[c->at] = '/';
+		memcpy(c->buf + c->at + 1, name, len);
+		c->buf[c->at + 1 + len] = '\0';
+		if (n == c->want || (n->ino == c->want->ino && !inode_is_dir(n)))
+			c->found = c->at + 1 + len + 1;
+		else if (inode_is_dir(n) && c->depth < MAXSYMLINKS)
+			c->found = find_in(n, c->want, c->buf, c->size, c->at + 1 + len,
+					   c->depth + 1);
+	}
+	inode_put(n);
+	return c->found == -ENOENT;
+}
+
+static long find_in(struct inode *dir, struct inode *want, char *buf, size_t size, size_t at,
+		    int depth)
+{
+	struct find_ctx c = { dir, want, buf, size, at, depth, -ENOENT };
+
+	if (dir->ops->iterate)
+		dir->ops->iterate(dir, 0, find_emit, &c);
+	return c.found;
+}
+
+long vfs_find_path(struct inode *n, char *buf, size_t size)
+{
+	if (inode_is_dir(n))
+		return vfs_path_of(n, buf, size);
+	if (!n->nlink)
+		return -ENOENT;
+	long len = vfs_path_of(n->sb->root, buf, size);
+	if (len < 0)
+		return len;
+	/* "/" is the prefix "", any other mount point its path. */
+	size_t at = len == 2 ? 0 : (size_t)len - 1;
+	return find_in(n->sb->root, n, buf, size, at, 0);
+}

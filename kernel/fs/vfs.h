@@ -27,6 +27,9 @@ struct super_block {
 	long magic;			/* statfs f_type: RAMFS_MAGIC, PROC_SUPER_MAGIC ... */
 	uint32_t dev;			/* st_dev, an anonymous device (0:N) */
 	bool read_only_names;		/* no create, unlink, rename (proc, sys) */
+	bool lookup_final;		/* a name not found is ENOENT, never one to
+					 * create (proc: its lookups fail so) */
+	int mnt_id;			/* /proc/PID/mountinfo's and fdinfo's mount id */
 	struct inode *root;
 	struct inode *mountpoint;	/* the directory it covers; NULL for / */
 	uint64_t next_ino;
@@ -152,6 +155,11 @@ int vfs_child(struct inode *dir, const char *name, size_t len, struct inode **ou
 /* The absolute path of a directory (getcwd) or of a node reached from dir
  * by name: its length with the NUL, -ENAMETOOLONG, -ENOENT if unlinked. */
 long vfs_path_of(struct inode *dir, char *buf, size_t size);
+/* The absolute path of any node (/proc/PID/fd links): a directory's as
+ * vfs_path_of gives it, another node's found by searching its file system
+ * for a name that holds it (the first, if it has several). Length with the
+ * NUL, -ENOENT when no name holds it, -ENAMETOOLONG. */
+long vfs_find_path(struct inode *n, char *buf, size_t size);
 /* A user path into a kernel buffer of PATH_MAX_LEN: 0, -EFAULT,
  * -ENAMETOOLONG, -ENOENT for "" unless empty_ok. */
 long vfs_get_user_path(char *buf, const char *upath, bool empty_ok);
