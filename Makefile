@@ -40,6 +40,7 @@ KERNEL_C := \
 	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c \
 	kernel/fs/inode.c kernel/fs/namei.c kernel/fs/ops.c kernel/fs/file.c kernel/fs/ramfs.c \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
+	kernel/fs/proc_pid.c kernel/fs/proc_info.c kernel/fs/proc_sys.c \
 	kernel/fs/sysfs_mount.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
@@ -74,9 +75,26 @@ $(BUILD)/%.o: %.asm
 	@echo "  NASM    $<"
 	@$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) $< -o $@
 
-$(KERNEL): $(KERNEL_OBJS) linker.ld
-	$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) -o $@
+# /proc/kallsyms: the symbol table is linked into the kernel itself, as Linux
+# does it. Link with an empty table, list the symbols, link with them (the
+# table's size moves what follows it), list again: the same names, so the same
+# size, and the third link gives every symbol its final address; the last two
+# lists must agree. Absolute symbols are left out (no address in the image).
+KALLSYMS_GEN = nm -n $(1) | awk -f kernel/kallsyms.awk > $(2)
+$(KERNEL): $(KERNEL_OBJS) linker.ld kernel/kallsyms.awk
+	@echo "  KALLSYMS $@"
+	@printf 'const unsigned long kallsyms_num = 0;\nconst unsigned long kallsyms_addresses[1];\nconst char kallsyms_types[1];\nconst char kallsyms_names[1];\n' > $(BUILD)/kallsyms0.c
+	@$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kallsyms0.c -o $(BUILD)/kallsyms0.o
+	@$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) $(BUILD)/kallsyms0.o -o $@.0
+	@$(call KALLSYMS_GEN,$@.0,$(BUILD)/kallsyms1.c)
+	@$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kallsyms1.c -o $(BUILD)/kallsyms1.o
+	@$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) $(BUILD)/kallsyms1.o -o $@.1
+	@$(call KALLSYMS_GEN,$@.1,$(BUILD)/kallsyms2.c)
+	@$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kallsyms2.c -o $(BUILD)/kallsyms2.o
+	$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) $(BUILD)/kallsyms2.o -o $@
 	nm -n $@ > $(BUILD)/kernel.sym
+	@nm -n $@.1 | cmp -s - $(BUILD)/kernel.sym || { echo "kallsyms: addresses moved"; exit 1; }
+	@rm -f $@.0 $@.1
 	objdump -d -M intel --no-show-raw-insn $@ > $(BUILD)/kernel.asm
 
 # The default image: the kernel and the test programs as modules, in order.
