@@ -241,6 +241,37 @@ TEST(comm_write_renames)
 	ASSERT_EQ(prctl(PR_SET_NAME, old), 0);
 }
 
+/* A write to comm is a rename as prctl's: a PERF_RECORD_COMM follows. */
+TEST(comm_write_emits_a_comm_record)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	static char record[256];
+	char old[16] = "";
+	uint64_t pos = 0;
+	bool found = false;
+
+	attr.comm = 1;
+	int fd = perf_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 4);
+	ASSERT_EQ(prctl(PR_GET_NAME, old), 0);
+	EXPECT_EQ(spew("/proc/self/comm", "via-proc"), 8);
+	const struct perf_event_header *h;
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_COMM, record, sizeof(record)))) {
+		const struct { struct perf_event_header h; uint32_t pid, tid; char comm[]; } *c =
+			(const void *)h;
+		if (!strcmp(c->comm, "via-proc")) {
+			EXPECT_EQ(c->pid, getpid());
+			EXPECT_EQ(h->misc, 0);		/* not an exec */
+			found = true;
+		}
+	}
+	EXPECT_TRUE(found);
+	prctl(PR_SET_NAME, old);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
 static void expect_link(const char *path, const char *want)
 {
 	char buf[256];
