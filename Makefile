@@ -41,6 +41,7 @@ KERNEL_C := \
 	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c kernel/sys_copy.c \
 	kernel/fs/inode.c kernel/fs/namei.c kernel/fs/ops.c kernel/fs/file.c kernel/fs/ramfs.c \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
+	kernel/fs/proc_pid.c kernel/fs/proc_info.c kernel/fs/proc_sys.c \
 	kernel/fs/sysfs_mount.c kernel/fs/filemap.c kernel/fs/outdir.c kernel/test/fs.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
@@ -77,9 +78,26 @@ $(BUILD)/%.o: %.asm
 	@echo "  NASM    $<"
 	@$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) $< -o $@
 
-$(KERNEL): $(KERNEL_OBJS) linker.ld
-	$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) -o $@
+# /proc/kallsyms: the symbol table is linked into the kernel itself, as Linux
+# does it. Link with an empty table, list the symbols, link with them (the
+# table's size moves what follows it), list again: the same names, so the same
+# size, and the third link gives every symbol its final address; the last two
+# lists must agree. Absolute symbols are left out (no address in the image).
+KALLSYMS_GEN = nm -n $(1) | awk -f kernel/kallsyms.awk > $(2)
+$(KERNEL): $(KERNEL_OBJS) linker.ld kernel/kallsyms.awk
+	@echo "  KALLSYMS $@"
+	@printf 'const unsigned long kallsyms_num = 0;\nconst unsigned long kallsyms_addresses[1];\nconst char kallsyms_types[1];\nconst char kallsyms_names[1];\n' > $(BUILD)/kallsyms0.c
+	@$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kallsyms0.c -o $(BUILD)/kallsyms0.o
+	@$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) $(BUILD)/kallsyms0.o -o $@.0
+	@$(call KALLSYMS_GEN,$@.0,$(BUILD)/kallsyms1.c)
+	@$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kallsyms1.c -o $(BUILD)/kallsyms1.o
+	@$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) $(BUILD)/kallsyms1.o -o $@.1
+	@$(call KALLSYMS_GEN,$@.1,$(BUILD)/kallsyms2.c)
+	@$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kallsyms2.c -o $(BUILD)/kallsyms2.o
+	$(LD) $(KERNEL_LDFLAGS) $(KERNEL_OBJS) $(BUILD)/kallsyms2.o -o $@
 	nm -n $@ > $(BUILD)/kernel.sym
+	@nm -n $@.1 | cmp -s - $(BUILD)/kernel.sym || { echo "kallsyms: addresses moved"; exit 1; }
+	@rm -f $@.0 $@.1
 	objdump -d -M intel --no-show-raw-insn $@ > $(BUILD)/kernel.asm
 
 # The same kernel as an ELF32 for QEMU's -kernel, which loads multiboot1 ELFs
@@ -146,13 +164,14 @@ UNIT_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror \
 	-Wno-unused-parameter -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Iinclude -Iinclude/uapi -Iuser/lib -MD
 UNIT_PROGS := $(BUILD)/unit/attr_test $(BUILD)/unit/layout_test $(BUILD)/unit/attr_fuzz
-$(BUILD)/unit/attr_test: tests/unit/attr_test.c tests/unit/uaccess.c kernel/perf/attr.c user/lib/ktap.c
+$(BUILD)/unit/attr_test: tests/unit/attr_test.c tests/unit/uaccess.c tests/unit/sysctl.c kernel/perf/attr.c \
+	user/lib/ktap.c
 $(BUILD)/unit/layout_test: tests/unit/layout_test.c user/lib/ktap.c
 $(BUILD)/unit/%_test:
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (ASan, UBSan)"
 	@$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -o $@
-$(BUILD)/unit/attr_fuzz: tests/unit/attr_fuzz.c tests/unit/uaccess.c kernel/perf/attr.c
+$(BUILD)/unit/attr_fuzz: tests/unit/attr_fuzz.c tests/unit/uaccess.c tests/unit/sysctl.c kernel/perf/attr.c
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (libFuzzer, ASan, UBSan)"
 	@$(UNIT_CC) $(UNIT_CFLAGS) -fsanitize=fuzzer $(filter %.c,$^) -o $@

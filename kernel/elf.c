@@ -172,6 +172,15 @@ static int build_stack(struct uspace *us, const struct exec_args *args, const El
 	vec[n++] = 0;
 	memcpy(&vec[n], auxv, sizeof(auxv)), n += 2 * ARRAY_SIZE(auxv);
 	*rsp = ALIGN_DOWN(sp - 8 * n, 16);
+	/* The strings lie argv's, then envp's, each NUL-terminated. */
+	uint64_t *argv = &vec[1], *envp = &vec[1 + args->argc + 1];
+	us->arg_start = args->argc ? argv[0] : sp;
+	us->arg_end = !args->argc ? sp :
+		argv[args->argc - 1] + strlen(args->argv[args->argc - 1]) + 1;
+	us->env_start = args->envc ? envp[0] : us->arg_end;
+	us->env_end = !args->envc ? us->arg_end :
+		envp[args->envc - 1] + strlen(args->envp[args->envc - 1]) + 1;
+	us->start_stack = *rsp;
 	int err = sp ? poke(us, *rsp, vec, 8 * n) : -E2BIG;
 	kfree(vec);
 	return err;

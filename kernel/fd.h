@@ -23,6 +23,9 @@ struct file_ops {
 	/* st_mode and st_size for fstat. */
 	void (*stat)(struct file *f, unsigned *mode, long *size);
 	void (*release)(struct file *f);
+	/* What /proc/PID/fd/N links to when the file has no inode:
+	 * "anon_inode:[perf_event]", "/dev/console". */
+	const char *name;
 };
 
 struct file {

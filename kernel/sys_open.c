@@ -121,7 +121,7 @@ static int open_create(struct inode *start, const char *path, int flags, unsigne
 			inode_put(n);
 		else
 			*out = n;
-	} else if (err == -ENOENT) {
+	} else if (err == -ENOENT && !nd.dir->sb->lookup_final) {
 		if (nd.trailing_slash)
 			err = -EISDIR;
 		else if (!nd.dir->nlink)

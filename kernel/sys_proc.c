@@ -33,20 +33,21 @@ long sys_getuid(void)
 	return 0;	/* every program has root's rights */
 }
 
+/* Linux's sysname, so programs that check it take their Linux path; the
+ * release names pmuos, so tests can tell the two apart. /proc/sys/kernel's
+ * hostname and domainname write here. */
+struct new_utsname system_utsname = {
+	.sysname = "Linux",
+	.nodename = "pmuos",
+	.release = "6.1.0-pmuos",
+	.version = "#1 pmuos 0.1",
+	.machine = "x86_64",
+	.domainname = "(none)",
+};
+
 long sys_uname(long ubuf)
 {
-	/* Linux's sysname, so programs that check it take their Linux path;
-	 * the release names pmuos, so tests can tell the two apart. */
-	static const struct new_utsname uts = {
-		.sysname = "Linux",
-		.nodename = "pmuos",
-		.release = "6.1.0-pmuos",
-		.version = "#1 pmuos 0.1",
-		.machine = "x86_64",
-		.domainname = "(none)",
-	};
-
-	return copy_to_user((void *)ubuf, &uts, sizeof(uts)) ? -EFAULT : 0;
+	return copy_to_user((void *)ubuf, &system_utsname, sizeof(system_utsname)) ? -EFAULT : 0;
 }
 
 long sys_arch_prctl(long code, long addr)
@@ -80,9 +81,7 @@ long sys_prctl(long option, long a2, long a3, long a4, long a5)
 			return -EFAULT;
 		if (n < 0)	/* too long: Linux truncates */
 			n = sizeof(name) - 1;
-		memcpy(current->comm, name, n);
-		current->comm[n] = '\0';
-		perf_event_comm(current, false);	/* PERF_RECORD_COMM */
+		task_set_comm(current, name, n);
 		return 0;
 	}
 	case PR_GET_NAME:

@@ -4,8 +4,11 @@
 #include <stdint.h>
 
 struct pt_regs;
+struct new_utsname;
 
 void syscall_init(void);
+/* uname's answer (sys_proc.c), also /proc/sys/kernel's and /proc/version's. */
+extern struct new_utsname system_utsname;
 /* Called by entry.asm; true when the return may use SYSRET. */
 bool syscall_dispatch(struct pt_regs *regs);
 

@@ -12,6 +12,8 @@
 #include "perf/internal.h"	/* struct perf_stats */
 #include "pmu/pmu.h"
 #include "timer.h"
+#include "cpu.h"
+#include "x86.h"
 #include "fs/ramfs.h"
 #include "fs/vfs.h"
 #include <asm-generic/errno.h>
@@ -251,12 +253,185 @@ static struct pmu *nth_pmu(long i)
 	return p;
 }
 
+/* ---- /sys/devices/system/cpu: one CPU, and its caches from CPUID ---- */
+
+static int text_show(const struct node *n, char *buf, size_t size)
+{
+	return clip(snprintf(buf, size, "%s\n", (const char *)n->data), size);
+}
+
+static const struct node_type text_file = { SYSFS_FILE, .show = text_show };
+
+/* A cache as CPUID leaf 4 (Intel) or 0x8000001D (AMD, with TOPOEXT) gives
+ * it: the same layout (SDM Vol. 2A CPUID; APM Vol. 3 E.4.15). */
+struct cache_desc {
+	unsigned type, level, line, partitions, ways, sets;
+};
+
+/* AMD's associativity codes of 8000_0006 (APM Vol. 3 E.4.7). */
+static unsigned amd_assoc(unsigned code, unsigned lines)
+{
+	static const unsigned ways[16] = { 0, 1, 2, 0, 4, 0, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0 };
+
+	return code == 0xf ? lines : ways[code & 0xf];
+}
+
+/* Without TOPOEXT, Linux's amd_cpuid4 builds the caches from the legacy
+ * leaves 8000_0005 (L1d, L1i) and 8000_0006 (L2, L3): the same here. */
+static bool amd_legacy_cache(long i, struct cache_desc *c)
+{
+	uint32_t a, b, ecx5, edx5, ecx6, edx6;
+
+	if (cpu_caps.max_ext_leaf < 0x80000006)
+		return false;
+	cpuid_count(0x80000005, 0, &a, &b, &ecx5, &edx5);
+	cpuid_count(0x80000006, 0, &a, &b, &ecx6, &edx6);
+	uint64_t kb;
+	unsigned line, assoc;
+	switch (i) {
+	case 0:
+	case 1: {
+		uint32_t r = i ? edx5 : ecx5;
+		kb = r >> 24, line = r & 0xff, assoc = (r >> 16) & 0xff;
+		*c = (struct cache_desc){ i ? 2 : 1, 1, line, 1, assoc == 0xff ? 0 : assoc, 0 };
+		if (assoc == 0xff)
+			c->ways = line ? kb * 1024 / line : 0;
+		break;
+	}
+	case 2:
+		kb = ecx6 >> 16, line = ecx6 & 0xff;
+		*c = (struct cache_desc){ 3, 2, line, 1, 0, 0 };
+		c->ways = amd_assoc((ecx6 >> 12) & 0xf, line ? kb * 1024 / line : 0);
+		break;
+	case 3:
+		kb = (uint64_t)(edx6 >> 18) * 512, line = edx6 & 0xff;
+		*c = (struct cache_desc){ 3, 3, line, 1, 0, 0 };
+		c->ways = amd_assoc((edx6 >> 12) & 0xf, line ? kb * 1024 / line : 0);
+		break;
+	default:
+		return false;
+	}
+	if (!kb || !line || !c->ways)
+		return false;
+	c->sets = kb * 1024 / (line * c->ways);
+	return true;
+}
+
+static bool cache_of(long i, struct cache_desc *c)
+{
+	uint32_t leaf = cpu_caps.vendor == VENDOR_INTEL ? 4 : 0x8000001d, a, b, cx, d;
+	bool topoext = false;
+
+	if (cpu_caps.vendor == VENDOR_AMD && cpu_caps.max_ext_leaf >= 0x80000001) {
+		cpuid_count(0x80000001, 0, &a, &b, &cx, &d);
+		topoext = cx & (1u << 22);
+		if (!topoext)
+			return amd_legacy_cache(i, c);
+	}
+	if (i < 0 || i >= 16 || (leaf == 4 ? cpu_caps.max_leaf < 4 : !topoext))
+		return false;
+	cpuid_count(leaf, i, &a, &b, &cx, &d);
+	if (!(a & 0x1f))
+		return false;
+	*c = (struct cache_desc){ a & 0x1f, (a >> 5) & 7, (b & 0xfff) + 1, ((b >> 12) & 0x3ff) + 1,
+				  (b >> 22) + 1, cx + 1 };
+	return true;
+}
+
+static const char *const cache_attrs[] = {
+	"coherency_line_size", "id", "level", "number_of_sets", "physical_line_partition",
+	"shared_cpu_list", "shared_cpu_map", "size", "type", "ways_of_associativity",
+};
+
+static int cache_attr_show(const struct node *n, char *buf, size_t size)
+{
+	static const char *const types[] = { "Null", "Data", "Instruction", "Unified" };
+	const char *attr = n->data;
+	struct cache_desc c;
+
+	if (!cache_of(n->index, &c))
+		return clip(snprintf(buf, size, "\n"), size);
+	unsigned long v = !strcmp(attr, "coherency_line_size") ? c.line :
+		!strcmp(attr, "level") ? c.level : !strcmp(attr, "number_of_sets") ? c.sets :
+		!strcmp(attr, "physical_line_partition") ? c.partitions :
+		!strcmp(attr, "ways_of_associativity") ? c.ways : 0;
+	if (!strcmp(attr, "size"))
+		return clip(snprintf(buf, size, "%luK\n", (unsigned long)c.line * c.partitions *
+				     c.ways * c.sets / 1024), size);
+	if (!strcmp(attr, "type"))
+		return clip(snprintf(buf, size, "%s\n", types[c.type & 3]), size);
+	if (!strcmp(attr, "shared_cpu_map"))
+		return clip(snprintf(buf, size, "1\n"), size);
+	return clip(snprintf(buf, size, "%lu\n", v), size);	/* id, shared_cpu_list: 0 */
+}
+
+static const struct node_type cache_attr_file = { SYSFS_FILE, .show = cache_attr_show };
+
+static bool cache_index_child(const struct node *dir, long i, struct node *out)
+{
+	if (i < 0 || i >= (long)ARRAY_SIZE(cache_attrs))
+		return false;
+	*out = (struct node){ .type = &cache_attr_file, .data = cache_attrs[i],
+			      .index = dir->index };
+	set_name(out, cache_attrs[i]);
+	return true;
+}
+
+static const struct node_type cache_index_dir = { SYSFS_DIR, .child = cache_index_child };
+
+static bool cache_child(const struct node *dir, long i, struct node *out)
+{
+	struct cache_desc c;
+	char name[16];
+
+	if (!cache_of(i, &c))
+		return false;
+	*out = (struct node){ .type = &cache_index_dir, .index = i };
+	snprintf(name, sizeof(name), "index%ld", i);
+	set_name(out, name);
+	return true;
+}
+
+static const struct node_type cache_dir = { SYSFS_DIR, .child = cache_child };
+
+#define TEXT(n, v)		ENTRY(n, &text_file, .data = (v))
+
+static const struct entry topology_entries[] = {
+	TEXT("core_cpus", "1"), TEXT("core_cpus_list", "0"), TEXT("core_id", "0"),
+	TEXT("core_siblings", "1"), TEXT("core_siblings_list", "0"), TEXT("die_id", "0"),
+	TEXT("physical_package_id", "0"), TEXT("thread_siblings", "1"),
+	TEXT("thread_siblings_list", "0"), { 0 },
+};
+static const struct entry cpu0_entries[] = {
+	ENTRY("cache", &cache_dir),
+	ENTRY("topology", &table_dir, .data = topology_entries),
+	{ 0 },
+};
+/* glibc's sysconf(_SC_NPROCESSORS_ONLN) reads online. */
+static const struct entry cpu_entries[] = {
+	ENTRY("cpu0", &table_dir, .data = cpu0_entries),
+	TEXT("kernel_max", "0"), TEXT("offline", ""), TEXT("online", "0"),
+	TEXT("possible", "0"), TEXT("present", "0"), { 0 },
+};
+static const struct entry system_entries[] = {
+	ENTRY("cpu", &table_dir, .data = cpu_entries), { 0 } };
+static const struct entry system_entry = ENTRY("system", &table_dir, .data = system_entries);
+
+/* /sys/devices: the PMUs, then system/. */
 static bool devices_child(const struct node *dir, long i, struct node *out)
 {
 	struct pmu *p = nth_pmu(i);
 
-	if (!p)
-		return false;
+	if (!p) {
+		long pmus = 0;
+		for (struct pmu *q = perf_pmus; q; q = q->next)
+			pmus++;
+		if (i != pmus)
+			return false;
+		*out = (struct node){ .type = system_entry.type, .data = system_entry.data };
+		set_name(out, system_entry.name);
+		return true;
+	}
 	*out = (struct node){ .type = &table_dir, .pmu = p, .data = pmu_entries };
 	set_name(out, p->name);
 	return true;

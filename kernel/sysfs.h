@@ -8,7 +8,7 @@ struct file;
 struct pmu;
 
 #define SYSFS_NAME_MAX	64	/* a node's name with its NUL; longer names are cut */
-#define SYSFS_DEPTH_MAX	8	/* the deepest node is / sys devices <pmu> events <name> */
+#define SYSFS_DEPTH_MAX	10	/* the deepest: / sys devices system cpu cpu0 cache index0 size */
 #define SYSFS_PATH_MAX	512	/* a canonical path with its NUL */
 #define SYSFS_FILE_SIZE	4096	/* st_size of every file, as sysfs reports PAGE_SIZE */
 #define SYSFS_ST_DEV	0x15	/* st_dev: an anonymous device, like sysfs's 0:21 */

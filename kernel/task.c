@@ -27,6 +27,11 @@
 struct task *current;
 static uint64_t scheduler_rsp;	/* kmain's stack while a task runs */
 static int next_pid = 1;
+int pid_max = 32768;		/* PID_MAX_DEFAULT, Linux's with one CPU */
+unsigned long tasks_forked;
+unsigned long context_switches;
+uint64_t idle_tsc_total;
+int last_pid;
 uint64_t syscall_kernel_rsp;	/* entry.asm switches to it on SYSCALL */
 
 void context_switch(uint64_t *save_rsp, uint64_t load_rsp);
@@ -47,6 +52,24 @@ static void set_comm(struct task *t, const char *path)
 
 	memcpy(t->comm, name, n);
 	t->comm[n] = '\0';
+}
+
+struct task *task_by_pid(int pid)
+{
+	return current && current->pid == pid ? current : NULL;
+}
+
+int task_next_pid(int from)
+{
+	return current && current->pid >= from ? current->pid : -1;
+}
+
+void task_set_comm(struct task *t, const char *name, size_t len)
+{
+	len = MIN(strnlen(name, len), sizeof(t->comm) - 1);
+	memcpy(t->comm, name, len);
+	t->comm[len] = '\0';
+	perf_event_comm(t, false);	/* PERF_RECORD_COMM */
 }
 
 /* The program file's bytes in one piece for the ELF loader (a RAM file's
@@ -124,7 +147,11 @@ int task_run(const char *path, const struct exec_args *args)
 	print_run(t ? t->comm : path, args);
 	if (!t)
 		goto fail;
-	t->pid = next_pid++;
+	if (next_pid >= pid_max)
+		next_pid = 300;		/* RESERVED_PIDS: Linux wraps to it */
+	t->pid = last_pid = next_pid++;
+	tasks_forked++;
+	context_switches++;		/* the switch into it */
 	t->umask = 022;
 	size_t plen = MIN(strlen(path), sizeof(t->exe) - 1);
 	memcpy(t->exe, path, plen);
@@ -258,6 +285,7 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 		}
 		/* Linux would switch to idle here: one context switch. */
 		if (!switched) {
+			context_switches++;
 			perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
 			perf_event_switch(current, true);	/* PERF_RECORD_SWITCH out */
 		}
@@ -268,6 +296,7 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 		sti_hlt();
 		pmu_sim_halt(false);
 		current->idle_tsc += rdtsc() - t0;
+		idle_tsc_total += rdtsc() - t0;
 	}
 	if (switched)
 		perf_event_switch(current, false);	/* and back in */

@@ -41,6 +41,22 @@ struct task {
 
 extern struct task *current;
 
+/* The task with this pid (or tid), or NULL: the lookup /proc and later
+ * kill and wait use. One task at a time today: current, when it matches. */
+struct task *task_by_pid(int pid);
+/* The smallest pid >= from of a live task, or -1: how /proc lists them. */
+int task_next_pid(int from);
+/* Rename t (prctl PR_SET_NAME, /proc/PID/comm): at most TASK_COMM_LEN - 1
+ * bytes of name, cut at a NUL; a PERF_RECORD_COMM follows. */
+void task_set_comm(struct task *t, const char *name, size_t len);
+/* kernel.pid_max: pids are handed out below it, then again from 300. */
+extern int pid_max;
+/* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,
+ * context switches (a task's start, each sleep), halted time, the last pid. */
+extern unsigned long tasks_forked, context_switches;
+extern uint64_t idle_tsc_total;
+extern int last_pid;
+
 /* Load the program at path (an absolute path in the file system), run it
  * to its end; returns its exit status as a shell reports it. */
 int task_run(const char *path, const struct exec_args *args);

@@ -23,6 +23,9 @@ static const char *const exception_names[32] = {
 
 static irq_handler_t irq_handlers[256];
 
+unsigned long irq_count[256];
+unsigned long pmi_count;
+
 void irq_register(unsigned vector, irq_handler_t handler)
 {
 	assert(vector >= 32 && vector < 256 && !irq_handlers[vector]);
@@ -91,7 +94,7 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 			task_user_exception(regs);
 		else
 			kernel_exception(regs);
-	} else if (v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
+	} else if (irq_count[v]++, v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
 		if (irq_handlers[v])
 			irq_handlers[v](regs);
 		else

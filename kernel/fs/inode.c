@@ -115,12 +115,18 @@ struct super_block *sb_new(const char *type, const char *source, long magic)
 	return sb;
 }
 
+/* Mount ids as Linux's init sees them: "/" is 1, later mounts count from 20
+ * (Linux's internal mounts take the numbers between). */
 static void sb_append(struct super_block *sb)
 {
 	struct super_block **p = &vfs_mounts;
+	int id = 20;
 
-	while (*p)
+	while (*p) {
 		p = &(*p)->next;
+		id++;
+	}
+	sb->mnt_id = p == &vfs_mounts ? 1 : id;
 	*p = sb;
 }
 

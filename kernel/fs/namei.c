@@ -60,6 +60,8 @@ static int follow_link(struct walk *w, struct inode *dir, struct inode *n, struc
 {
 	if (++w->links > MAXSYMLINKS)
 		return -ELOOP;
+	if (n->ops->get_link)
+		return n->ops->get_link(n, out);
 	char *target = kmalloc(PATH_MAX_LEN);
 	if (!target)
 		return -ENOMEM;

@@ -52,6 +52,8 @@ int vfs_mknod(int dirfd, const char *path, unsigned mode, uint32_t rdev, const c
 		err = -ENOTDIR;
 	else if ((old = peek(&nd)))
 		err = -EEXIST;
+	else if (nd.dir->sb->lookup_final)
+		err = -ENOENT;
 	else if (nd.trailing_slash && !dir)
 		err = -ENOENT;
 	else if (!nd.dir->ops->create || !nd.dir->nlink)

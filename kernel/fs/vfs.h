@@ -27,6 +27,9 @@ struct super_block {
 	long magic;			/* statfs f_type: RAMFS_MAGIC, PROC_SUPER_MAGIC ... */
 	uint32_t dev;			/* st_dev, an anonymous device (0:N) */
 	bool read_only_names;		/* no create, unlink, rename (proc, sys) */
+	bool lookup_final;		/* a name not found is ENOENT, never one to
+					 * create (proc: its lookups fail so) */
+	int mnt_id;			/* /proc/PID/mountinfo's and fdinfo's mount id */
 	struct inode *root;
 	struct inode *mountpoint;	/* the directory it covers; NULL for / */
 	uint64_t next_ino;
@@ -66,6 +69,10 @@ struct inode_ops {
 		      struct inode *ndir, const char *nname, size_t nlen, unsigned flags);
 	/* Symlinks: the target into buf (not terminated past len); its length. */
 	long (*readlink)(struct inode *n, char *buf, size_t size);
+	/* A magic link (/proc/PID/fd/N, cwd): the node itself, referenced,
+	 * which the walk takes instead of resolving the text (Linux's
+	 * proc_get_link); -ENOENT when there is none to take. */
+	int (*get_link)(struct inode *n, struct inode **out);
 	/* Regular files: a new size, zero-filled when it grows. */
 	int (*truncate)(struct inode *n, uint64_t size);
 	/* Set up an open file: its ops, priv. Without it the inode's fops. */

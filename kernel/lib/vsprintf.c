@@ -82,10 +82,11 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				   10, false, width, zero, left);
 			break;
 		case 'u':
+		case 'o':
 		case 'x':
 		case 'X':
 			u = lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned);
-			put_number(&o, u, false, *fmt == 'u' ? 10 : 16,
+			put_number(&o, u, false, *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16,
 				   *fmt == 'X', width, zero, left);
 			break;
 		case 'p':

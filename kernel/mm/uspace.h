@@ -46,6 +46,9 @@ struct uspace {
 	uint64_t brk_start, brk;
 	uint64_t mmap_base;	/* top-down mmap allocations start below this */
 	uint64_t covered_from;	/* VMAs cover [covered_from, mmap_base) without a gap */
+	/* Where the loader put argv's and envp's strings and the initial sp
+	 * (Linux's mm->arg_start ...): /proc/PID/cmdline, environ and stat. */
+	uint64_t arg_start, arg_end, env_start, env_end, start_stack;
 };
 
 /* Linux x86-64 defaults with randomization off (norandmaps). */

@@ -87,7 +87,7 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 			return -EINVAL;
 	}
 	if (!attr->sample_max_stack)
-		attr->sample_max_stack = PERF_MAX_STACK_DEPTH;
+		attr->sample_max_stack = perf_sysctl.max_stack;
 	if ((attr->sample_type & PERF_SAMPLE_REGS_INTR) && reg_validate(attr->sample_regs_intr))
 		return -EINVAL;
 	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) &&

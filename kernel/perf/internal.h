@@ -1,5 +1,6 @@
 /* The perf core's private state: contexts, scheduling, the event file. */
 #pragma once
+#include "perf.h"
 #include "perf_event.h"
 
 struct task;
@@ -266,4 +267,3 @@ void perf_pending_work(struct perf_event *e);
 /* e goes away: drop its queued work and throttling. */
 void perf_pending_cancel(struct perf_event *e);
 void perf_overflow_init(void);
-unsigned long perf_max_sample_rate(void);

@@ -18,6 +18,8 @@
 #include "../task.h"
 #include "../timer.h"
 #include "../traps.h"
+#include "../mm/paging.h"
+#include <asm-generic/errno.h>
 #include "../tsc.h"
 #include "../x86.h"
 #include <asm-generic/fcntl.h>
@@ -54,9 +56,33 @@ static uint64_t budget_tsc;		/* of a window; 0: no budget */
 static uint64_t budget_seq;		/* the window budget_used is of */
 static uint64_t budget_used;
 
+struct perf_sysctl perf_sysctl = {
+	.paranoid = 3,
+	.mlock_kb = 512 + PAGE_SIZE / 1024,
+	.max_stack = PERF_MAX_STACK_DEPTH,
+	.max_contexts_per_stack = 8,
+	.cpu_time_max_percent = 25,
+};
+
 unsigned long perf_max_sample_rate(void)
 {
 	return max_sample_rate;
+}
+
+static void set_rate(unsigned long rate)
+{
+	max_sample_rate = rate ? rate : 1;
+	max_samples_per_window = (max_sample_rate * WINDOW_NS + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
+}
+
+int perf_set_max_sample_rate(unsigned long rate)
+{
+	int pct = perf_sysctl.cpu_time_max_percent;
+
+	if (pct == 0 || pct == 100 || !rate)
+		return -EINVAL;
+	set_rate(rate);
+	return 0;
 }
 
 /* ---- throttling ---- */
@@ -318,10 +344,7 @@ static void pending_interrupt(struct pt_regs *regs)
 
 void perf_overflow_init(void)
 {
-	max_sample_rate = cmdline_ulong("perf_event_max_sample_rate", max_sample_rate);
-	if (!max_sample_rate)
-		max_sample_rate = 1;
-	max_samples_per_window = (max_sample_rate * WINDOW_NS + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
+	set_rate(cmdline_ulong("perf_event_max_sample_rate", max_sample_rate));
 	window_tsc = ns_to_tsc(WINDOW_NS);
 	cpu_max_percent = cmdline_ulong("perf_sample_cpu_max_percent", cpu_max_percent);
 	if (cpu_max_percent && cpu_max_percent < 100)

@@ -39,7 +39,7 @@ int perf_sample_event_init(struct perf_event *e)
 		return -EOPNOTSUPP;
 	if (a->sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;	/* nor branch stacks (no LBR) */
-	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && a->sample_max_stack > PERF_MAX_STACK_DEPTH)
+	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && a->sample_max_stack > (uint32_t)perf_sysctl.max_stack)
 		return -EOVERFLOW;	/* get_callchain_buffers */
 	if (a->aux_sample_size)
 		return -EINVAL;		/* perf_get_aux_event: no PMU snapshots AUX */

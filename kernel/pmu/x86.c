@@ -4,6 +4,7 @@
  * arch/x86/events/core.c, without PEBS, LBR and hybrid PMUs. */
 #include "internal.h"
 #include "../apic.h"
+#include "../traps.h"
 #include <asm/perf_regs.h>
 #include <asm-generic/errno.h>
 
@@ -322,6 +323,8 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 		x86_pmu.disable_all();
 	status = overflowed_counters();
 	handled = status != 0;
+	if (handled)
+		pmi_count++;		/* Linux's apic_perf_irqs: /proc/interrupts' PMI */
 	for (int loops = 0; status && loops < PMI_MAX_LOOPS; loops++) {
 		if (x86_pmu.ack_status)
 			x86_pmu.ack_status(status);	/* every bit: no event owns a stray one */
