@@ -249,10 +249,6 @@ void perf_event_comm(struct task *t, bool exec);
 void perf_event_mmap(struct task *t, const struct vma *vma);
 /* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
 void perf_event_exec(struct task *t);
-/* pmuos has no /proc for a tool to read the existing mappings from: when e
- * gets a buffer, it is written COMM and MMAP records of what current has
- * mapped now (skip aside: the mapping being made, reported as new). */
-void perf_event_synthesize(struct perf_event *e, const struct vma *skip);
 void perf_event_exit_task(struct task *t);
 void perf_event_switch(struct task *t, bool out);
 void perf_log_throttle(struct perf_event *e, bool unthrottle);

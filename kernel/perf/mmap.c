@@ -358,8 +358,6 @@ long perf_mmap(struct file *f, struct vma *vma)
 	}
 	vma_mapped(f, vma);
 	perf_event_update_userpage(e);
-	if (fresh)
-		perf_event_synthesize(e, vma);	/* no /proc: what is mapped now */
 	return 0;
 }
 

@@ -1,11 +1,9 @@
 /* Side-band records (include/uapi/linux/perf_event.h): COMM, MMAP/MMAP2,
  * EXIT, SWITCH, THROTTLE, LOST_SAMPLES, each ending with the sample_id_all
  * trailer. Linux's perf_iterate_sb sends them to the events of the CPU
- * context and of the current task's that asked and are not off.
- *
- * pmuos has no /proc for a tool to synthesize the existing mappings from,
- * so an event that gets a buffer is written COMM and MMAP records of what
- * is mapped at that moment (perf_event_synthesize). */
+ * context and of the current task's that asked and are not off. What was
+ * mapped before an event existed, a tool reads from /proc/PID/maps, as on
+ * Linux. */
 #include "internal.h"
 #include "../fd.h"
 #include "../fs/vfs.h"
@@ -221,22 +219,6 @@ void perf_event_exec(struct task *t)
 	for (struct vma *v = t->us->vmas; v; v = v->next)
 		if (v->flags & VM_EXE)
 			perf_event_mmap(t, v);
-}
-
-void perf_event_synthesize(struct perf_event *e, const struct vma *skip)
-{
-	struct task *t = current;
-	struct comm_arg c = { t, false };
-
-	if (!t || !t->us)
-		return;
-	if (comm_match(e, &c))
-		comm_output(e, &c);
-	for (struct vma *v = t->us->vmas; v; v = v->next) {
-		struct mmap_arg a = { t, v };
-		if (v != skip && mmap_match(e, &a))
-			mmap_output(e, &a);
-	}
 }
 
 /* ---- EXIT ---- */
