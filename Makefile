@@ -34,7 +34,8 @@ KERNEL_C := \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
-	kernel/task.c kernel/elf.c kernel/fd.c kernel/signal.c \
+	kernel/task.c kernel/sched.c kernel/fork.c kernel/exec.c kernel/exit.c kernel/futex.c \
+	kernel/elf.c kernel/fd.c kernel/signal.c \
 	kernel/tty.c kernel/n_tty.c kernel/n_tty_output.c kernel/n_tty_read.c \
 	kernel/syscall.c kernel/sys_fd.c kernel/sys_mm.c kernel/sys_time.c kernel/sys_proc.c \
 	kernel/sysfs.c kernel/test/sysfs.c kernel/runlist.c \

@@ -78,3 +78,35 @@ void fd_close_all(struct fd_table *t)
 		if (t->file[fd])
 			fd_close(t, fd);
 }
+
+struct fd_table *fd_table_new(void)
+{
+	struct fd_table *t = kzalloc(sizeof(*t));
+
+	if (t)
+		t->refs = 1;
+	return t;
+}
+
+struct fd_table *fd_table_copy(const struct fd_table *src)
+{
+	struct fd_table *t = fd_table_new();
+
+	if (!t)
+		return NULL;
+	for (int fd = 0; fd < NR_FDS; fd++) {
+		if ((t->file[fd] = src->file[fd]))
+			file_get(t->file[fd]);
+		t->cloexec[fd] = src->cloexec[fd];
+	}
+	return t;
+}
+
+void fd_table_put(struct fd_table *t)
+{
+	assert(t->refs > 0);
+	if (--t->refs)
+		return;
+	fd_close_all(t);
+	kfree(t);
+}

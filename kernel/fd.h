@@ -46,7 +46,14 @@ struct file {
 struct fd_table {
 	struct file *file[NR_FDS];
 	uint8_t cloexec[NR_FDS];
+	int refs;		/* tasks sharing it (CLONE_FILES) */
 };
+
+/* An empty table / a copy of one (each file one reference more), refs 1. */
+struct fd_table *fd_table_new(void);
+struct fd_table *fd_table_copy(const struct fd_table *t);
+/* One task less uses it: the last one closes everything and frees it. */
+void fd_table_put(struct fd_table *t);
 
 struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags);
 /* Linux's FMODE_READ and FMODE_WRITE: access mode 3 (an open(2) oddity)

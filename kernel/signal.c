@@ -5,6 +5,7 @@
 #include "gdt.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "task.h"
 #include "traps.h"
 #include "x86.h"
@@ -114,7 +115,7 @@ static __noreturn void fatal_signal(struct pt_regs *regs, int sig, const siginfo
 		       current->pid, name, regs->rip, info->si_addr);
 	else
 		printk("pmuos: %s[%d]: killed by %s\n", current->comm, current->pid, name);
-	task_exit(128 + sig);
+	task_exit(sig, true);	/* the status word of a death by sig */
 }
 
 /* The stack the frame goes on: the alternate stack if asked for and not
@@ -399,41 +400,78 @@ long sys_sigaltstack(long uss, long uoss)
 	return 0;
 }
 
-static long send_to_self(long sig, int code)
+static long send_to(struct task *t, long sig, int code)
 {
-	if (sig < 0 || sig > NSIGNALS)
-		return -EINVAL;
-	if (sig == 0)
-		return 0;
+	if (sig == 0 || t->state == TASK_ZOMBIE)
+		return 0;	/* a zombie takes signals and ignores them */
 	siginfo_t info = { .si_signo = sig, .si_code = code };
-	info.si_pid = current->pid;
+	info.si_pid = current->tgid;
 	info.si_uid = 0;
-	signal_send(current, sig, &info);
+	signal_send(t, sig, &info);
+	if (t != current)
+		sched_wakeup();	/* it may be sleeping: EINTR, or its handler */
 	return 0;
+}
+
+/* A process-directed signal goes to its first thread (Linux picks one that
+ * does not block it). */
+static long send_to_group(int (*match)(const struct task *t, long id), long id, long sig)
+{
+	bool found = false;
+
+	for (struct task *t = sched_first(); t; t = t->next) {
+		if (t != t->leader || !match(t, id))
+			continue;
+		found = true;
+		send_to(t, sig, SI_USER);
+	}
+	return found ? 0 : -ESRCH;
+}
+
+static int pid_is(const struct task *t, long id)
+{
+	return t->tgid == id;
+}
+
+static int pgid_is(const struct task *t, long id)
+{
+	return t->pgid == id;
+}
+
+static int not_caller(const struct task *t, long id)
+{
+	return t->tgid != current->tgid;
 }
 
 long sys_kill(long pid, long sig)
 {
-	/* -1 means every process but the caller and init: here, none. */
-	if (pid != current->pid && pid != 0)
+	if (sig < 0 || sig > NSIGNALS)
+		return -EINVAL;
+	if (pid == -1)
+		return send_to_group(not_caller, 0, sig);
+	if ((int)pid == -2147483647 - 1)
 		return -ESRCH;
-	return send_to_self(sig, SI_USER);
+	if (pid <= 0)
+		return send_to_group(pgid_is, pid ? -pid : current->pgid, sig);
+	return send_to_group(pid_is, pid, sig);
 }
 
 long sys_tgkill(long tgid, long tid, long sig)
 {
-	if (tgid <= 0 || tid <= 0)
+	if (tgid <= 0 || tid <= 0 || sig < 0 || sig > NSIGNALS)
 		return -EINVAL;
-	if (tgid != current->pid || tid != current->pid)
+	struct task *t = task_by_pid(tid);
+	if (!t || t->tgid != tgid)
 		return -ESRCH;
-	return send_to_self(sig, SI_TKILL);
+	return send_to(t, sig, SI_TKILL);
 }
 
 long sys_tkill(long tid, long sig)
 {
-	if (tid <= 0)
+	if (tid <= 0 || sig < 0 || sig > NSIGNALS)
 		return -EINVAL;
-	if (tid != current->pid)
+	struct task *t = task_by_pid(tid);
+	if (!t)
 		return -ESRCH;
-	return send_to_self(sig, SI_TKILL);
+	return send_to(t, sig, SI_TKILL);
 }

@@ -18,7 +18,7 @@
 
 static struct file *get(long fd)
 {
-	return fd_get(&current->fds, (unsigned int)fd);
+	return fd_get(current->fds, (unsigned int)fd);
 }
 
 static bool is_ram_file(const struct file *f)

@@ -27,7 +27,7 @@
 /* Linux takes descriptors as unsigned int: the upper half is ignored. */
 static struct file *get(long fd)
 {
-	return fd_get(&current->fds, (unsigned int)fd);
+	return fd_get(current->fds, (unsigned int)fd);
 }
 
 long sys_read(long fd, long ubuf, long n)
@@ -99,12 +99,12 @@ long sys_writev(long fd, long uiov, long iovcnt)
 
 long sys_close(long fd)
 {
-	return fd_close(&current->fds, (unsigned int)fd);
+	return fd_close(current->fds, (unsigned int)fd);
 }
 
 static long dup_to(struct file *f, long newfd, bool cloexec)
 {
-	struct fd_table *t = &current->fds;
+	struct fd_table *t = current->fds;
 
 	if (newfd >= NR_FDS)
 		return -EBADF;
@@ -123,7 +123,7 @@ long sys_dup(long fd)
 	if (!f)
 		return -EBADF;
 	file_get(f);
-	int r = fd_install(&current->fds, f, 0, false);
+	int r = fd_install(current->fds, f, 0, false);
 	if (r < 0)
 		file_put(f);
 	return r;
@@ -157,7 +157,7 @@ long sys_fcntl(long fd, long cmd, long arg)
 {
 	fd = (unsigned int)fd;
 	struct file *f = get(fd);
-	struct fd_table *t = &current->fds;
+	struct fd_table *t = current->fds;
 
 	if (!f)
 		return -EBADF;
@@ -220,7 +220,7 @@ long sys_ioctl(long fd, long cmd, long arg)
 	switch (c) {
 	case FIOCLEX:
 	case FIONCLEX:
-		current->fds.cloexec[fd] = c == FIOCLEX;
+		current->fds->cloexec[fd] = c == FIOCLEX;
 		return 0;
 	case FIONBIO:
 	case FIOASYNC:

@@ -35,7 +35,7 @@ long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 	if (!size || size > USER_END)
 		return -ENOMEM;
 	if (!(flags & MAP_ANONYMOUS)) {
-		f = fd_get(&current->fds, (unsigned int)fd);
+		f = fd_get(current->fds, (unsigned int)fd);
 		if (!f || (f->flags & O_PATH))
 			return -EBADF;
 		/* Linux's file_mmap_ok for a file of no type (perf's anonymous

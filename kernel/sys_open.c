@@ -31,7 +31,7 @@ char *path_alloc(void)
 
 static struct file *get(long fd)
 {
-	return fd_get(&current->fds, (unsigned int)fd);
+	return fd_get(current->fds, (unsigned int)fd);
 }
 
 /* O_PATH: the descriptor names a node and nothing more. */
@@ -65,7 +65,7 @@ static const struct file_ops path_ops = {
 static bool fd_table_full(void)
 {
 	for (int fd = 0; fd < NR_FDS; fd++)
-		if (!current->fds.file[fd])
+		if (!current->fds->file[fd])
 			return false;
 	return true;
 }
@@ -228,7 +228,7 @@ long do_open(int dirfd, const char *path, int flags, unsigned mode)
 			file_put(f);
 		return err;
 	}
-	err = fd_install(&current->fds, f, 0, flags & O_CLOEXEC);
+	err = fd_install(current->fds, f, 0, flags & O_CLOEXEC);
 	if (err < 0)
 		file_put(f);
 	return err;

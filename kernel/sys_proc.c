@@ -1,5 +1,6 @@
-/* Process syscalls: identity, uname, TLS (arch_prctl), prctl, exit. */
+/* Process syscalls: identity, uname, TLS (arch_prctl), prctl, sched_yield. */
 #include "syscall.h"
+#include "sched.h"
 #include "task.h"
 #include "fs/dev.h"
 #include "perf/internal.h"
@@ -15,7 +16,7 @@
 
 long sys_getpid(void)
 {
-	return current->pid;
+	return current->tgid;
 }
 
 long sys_gettid(void)
@@ -25,7 +26,7 @@ long sys_gettid(void)
 
 long sys_getppid(void)
 {
-	return 0;	/* started by the kernel, as init is */
+	return current->parent ? current->parent->tgid : 0;	/* 0: the kernel's */
 }
 
 long sys_getuid(void)
@@ -107,12 +108,8 @@ long sys_set_tid_address(long uptr)
 
 long sys_sched_yield(void)
 {
-	return 0;	/* nothing else to run */
-}
-
-long sys_exit(long code)
-{
-	task_exit(code & 0xff);
+	sched_yield_cpu();
+	return 0;
 }
 
 long sys_getrandom(long ubuf, long n, long flags)

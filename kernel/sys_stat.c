@@ -23,7 +23,7 @@ char *path_alloc(void);
 
 static struct file *get(long fd)
 {
-	return fd_get(&current->fds, (unsigned int)fd);
+	return fd_get(current->fds, (unsigned int)fd);
 }
 
 /* The node a *at() call names: dirfd and a user path, "" allowed with

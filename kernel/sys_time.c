@@ -28,7 +28,7 @@ static uint64_t realtime_ns(void)
 
 static uint64_t cputime_ns(void)
 {
-	return tsc_to_ns(rdtsc() - current->start_tsc - current->idle_tsc);
+	return tsc_to_ns(task_cputime_tsc(current));
 }
 
 int clock_read_ns(long clock, uint64_t *ns)

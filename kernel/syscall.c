@@ -4,6 +4,7 @@
 #include "gdt.h"
 #include "printk.h"
 #include "pmu/itrace.h"
+#include "sched.h"
 #include "signal.h"
 #include "task.h"
 #include "traps.h"
@@ -64,7 +65,17 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(clock_gettime, sys_clock_gettime),
 	SYSCALL(clock_getres, sys_clock_getres),
 	SYSCALL(clock_nanosleep, sys_clock_nanosleep),
-	SYSCALL(exit_group, sys_exit),
+	SYSCALL(exit_group, sys_exit_group),
+	/* processes and threads (fork.c, exec.c, exit.c, futex.c) */
+	SYSCALL(clone, sys_clone),
+	SYSCALL(clone3, sys_clone3),
+	SYSCALL(fork, sys_fork),
+	SYSCALL(vfork, sys_vfork),
+	SYSCALL(execve, sys_execve),
+	SYSCALL(execveat, sys_execveat),
+	SYSCALL(wait4, sys_wait4),
+	SYSCALL(waitid, sys_waitid),
+	SYSCALL(futex, sys_futex),
 	SYSCALL(tgkill, sys_tgkill),
 	SYSCALL(ppoll, sys_ppoll),
 	SYSCALL(dup3, sys_dup3),
@@ -169,6 +180,7 @@ bool syscall_dispatch(struct pt_regs *regs)
 	regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9)
 		       : unknown_syscall(nr);
 	cli();
+	sched_exit_to_user();		/* the tick or a wake-up asked for a switch */
 	if (unlikely(signal_pending(current)))
 		signal_deliver(regs);
 	itrace_user_exit(regs);		/* traced: TF, so the IRET path */

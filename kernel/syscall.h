@@ -52,6 +52,16 @@ long sys_prctl(long option, long a2, long a3, long a4, long a5);
 long sys_set_tid_address(long uptr);
 long sys_sched_yield(void);
 long sys_exit(long code);
+long sys_exit_group(long code);
+long sys_wait4(long pid, long ustatus, long options, long urusage);
+long sys_waitid(long idtype, long id, long uinfo, long options, long urusage);
+long sys_clone(long flags, long newsp, long uparent_tid, long uchild_tid, long tls);
+long sys_clone3(long uargs, long size);
+long sys_fork(void);
+long sys_vfork(void);
+long sys_execve(long upath, long uargv, long uenvp);
+long sys_execveat(long dirfd, long upath, long uargv, long uenvp, long flags);
+long sys_futex(long uaddr, long op, long val, long uts, long uaddr2, long val3);
 long sys_getrandom(long ubuf, long n, long flags);
 /* sys_info.c */
 long sys_prlimit64(long pid, long resource, long unew, long uold);

@@ -1,21 +1,20 @@
-/* The user process: created from a program file, entered through the
- * saved-frame return path, ended by exit or a fatal signal, then torn down
- * completely (address space, descriptors, kernel stack). */
+/* Tasks: made (task_alloc), started in user mode from a prepared frame,
+ * freed when the last of them is gone; the run list's programs started
+ * (task_run); the user faults that demand paging resolves. */
 #include "task.h"
 #include "elf.h"
-#include "fs/dev.h"
-#include "fs/ramfs.h"
-#include "fs/vfs.h"
-#include "gdt.h"
+#include "exec.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "perf/internal.h"
 #include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "pmu/sw.h"
-#include "timer.h"
 #include "traps.h"
 #include "x86.h"
+#include "fs/dev.h"
+#include "fs/vfs.h"
 #include "lib/string.h"
 #include "mm/kmalloc.h"
 #include "mm/paging.h"
@@ -24,44 +23,29 @@
 #include <asm-generic/errno.h>
 #include <linux/fcntl.h>
 
-struct task *current;
-static uint64_t scheduler_rsp;	/* kmain's stack while a task runs */
 static int next_pid = 1;
 int pid_max = 32768;		/* PID_MAX_DEFAULT, Linux's with one CPU */
 unsigned long tasks_forked;
 unsigned long context_switches;
 uint64_t idle_tsc_total;
 int last_pid;
-uint64_t syscall_kernel_rsp;	/* entry.asm switches to it on SYSCALL */
 
-void context_switch(uint64_t *save_rsp, uint64_t load_rsp);
 void task_enter_user(void);
-
-static void fpu_reset(void)
-{
-	static const uint32_t mxcsr_default = 0x1f80;
-
-	__asm__ volatile("fninit\n ldmxcsr %0" : : "m"(mxcsr_default));
-}
-
-/* The program file's basename, truncated as Linux truncates comm. */
-static void set_comm(struct task *t, const char *path)
-{
-	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = MIN(strlen(name), sizeof(t->comm) - 1);
-
-	memcpy(t->comm, name, n);
-	t->comm[n] = '\0';
-}
 
 struct task *task_by_pid(int pid)
 {
-	return current && current->pid == pid ? current : NULL;
+	for (struct task *t = sched_first(); t; t = t->next)
+		if (t->pid == pid)
+			return t;
+	return NULL;
 }
 
 int task_next_pid(int from)
 {
-	return current && current->pid >= from ? current->pid : -1;
+	for (struct task *t = sched_first(); t; t = t->next)
+		if (t->pid >= from && t->state != TASK_ZOMBIE && t->pid == t->tgid)
+			return t->pid;
+	return -1;
 }
 
 void task_set_comm(struct task *t, const char *name, size_t len)
@@ -72,32 +56,73 @@ void task_set_comm(struct task *t, const char *name, size_t len)
 	perf_event_comm(t, false);	/* PERF_RECORD_COMM */
 }
 
-/* The program file's bytes in one piece for the ELF loader (a RAM file's
- * frames are not contiguous): vmalloc'd, or NULL with *err set. */
-static void *read_program(const char *path, size_t *size, int *err)
+uint64_t task_cputime_tsc(const struct task *t)
 {
-	struct inode *n;
+	return t->sum_exec_tsc + (t == current ? rdtsc() - t->exec_start_tsc : 0);
+}
 
-	if ((*err = vfs_lookup_at(AT_FDCWD, path, LOOKUP_FOLLOW, &n)))
-		return NULL;
-	void *image = NULL;
-	*err = inode_is_dir(n) ? -EACCES : !inode_is_reg(n) || !(n->mode & 0111) ? -EACCES :
-	       !n->size ? -ENOEXEC : 0;
-	if (!*err && !(image = vmalloc(n->size)))
-		*err = -ENOMEM;
-	if (image && ramfs_rw(n, 0, image, n->size, 0) != (long)n->size) {
-		vfree(image);
-		image = NULL;
-		*err = -EIO;
+/* The next free pid: Linux hands them out in order, wrapping at pid_max to
+ * RESERVED_PIDS (300); 0 when every one is taken. */
+static int alloc_pid(void)
+{
+	for (int tries = 0; tries < pid_max; tries++) {
+		if (next_pid >= pid_max)
+			next_pid = 300;
+		int pid = next_pid++;
+		if (!task_by_pid(pid))
+			return pid;
 	}
-	*size = n->size;
-	inode_put(n);
-	return image;
+	return 0;
+}
+
+/* An FXSAVE image of the state a new program starts with (Linux's
+ * fpstate_init: x87 control word 0x37f, MXCSR 0x1f80). */
+void task_fpu_init(struct task *t)
+{
+	memset(t->fpu, 0, sizeof(t->fpu));
+	*(uint16_t *)&t->fpu[0] = 0x37f;	/* FCW */
+	*(uint32_t *)&t->fpu[24] = 0x1f80;	/* MXCSR */
+	*(uint32_t *)&t->fpu[28] = 0xffff;	/* MXCSR_MASK */
+}
+
+struct task *task_alloc(void)
+{
+	struct task *t = kzalloc(sizeof(*t));
+	int pid = alloc_pid();
+
+	if (!t || !pid || !(t->kstack_top = vmalloc_stack(KSTACK_SIZE))) {
+		kfree(t);
+		return NULL;
+	}
+	t->pid = t->tgid = last_pid = pid;
+	t->leader = t;
+	t->umask = 022;
+	t->exit_signal = SIGCHLD;
+	t->start_tsc = rdtsc();
+	task_fpu_init(t);
+	tasks_forked++;
+	return t;
+}
+
+void task_free(struct task *t)
+{
+	if (t->fds)
+		fd_table_put(t->fds);
+	if (t->cwd)
+		inode_put(t->cwd);
+	if (t->us)
+		uspace_put(t->us);	/* mappings of perf events hold their files */
+	if (t->perf_ctx) {
+		assert(t->perf_ctx->nr_events == 0);
+		kfree(t->perf_ctx);
+	}
+	vfree_stack(t->kstack_top, KSTACK_SIZE);
+	kfree(t);
 }
 
 /* The initial kernel stack: the user frame at the top, and below it what
  * context_switch pops: six callee-saved registers and task_enter_user. */
-static void build_kernel_stack(struct task *t, const struct pt_regs *user)
+void task_build_stack(struct task *t, const struct pt_regs *user)
 {
 	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;
 	uint64_t *sp = (uint64_t *)regs;
@@ -109,105 +134,49 @@ static void build_kernel_stack(struct task *t, const struct pt_regs *user)
 	t->kernel_rsp = (uint64_t)sp;
 }
 
-static void task_free(struct task *t)
-{
-	perf_task_exit(t);
-	fd_close_all(&t->fds);
-	if (t->cwd)
-		inode_put(t->cwd);
-	if (t->us)
-		uspace_destroy(t->us);	/* mappings of perf events hold their files */
-	if (t->perf_ctx) {
-		assert(t->perf_ctx->nr_events == 0);
-		kfree(t->perf_ctx);
-	}
-	if (t->kstack_top)
-		vfree_stack(t->kstack_top, KSTACK_SIZE);
-	kfree(t);
-}
-
 /* The "== run" line: the name and the arguments after argv[0]. */
-static void print_run(const char *comm, const struct exec_args *args)
+static void print_run(const char *path, const struct exec_args *args)
 {
-	printk("== run %s", comm);
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	printk("== run %s", name);
 	for (int i = 1; i < args->argc; i++)
 		printk(" %s", args->argv[i]);
 	printk("\n");
 }
 
+static bool no_tasks_left(void *arg)
+{
+	return !sched_first();
+}
+
 int task_run(const char *path, const struct exec_args *args)
 {
-	struct task *t = kzalloc(sizeof(*t));
-	struct pt_regs user = { 0 };
-	size_t size = 0;
+	struct task *t = task_alloc();
 	int err = -ENOMEM;
 
-	if (t)
-		set_comm(t, path);
-	print_run(t ? t->comm : path, args);
-	if (!t)
+	print_run(path, args);
+	if (!t || !(t->fds = fd_table_new()) || (err = dev_open_console(t->fds)))
 		goto fail;
-	if (next_pid >= pid_max)
-		next_pid = 300;		/* RESERVED_PIDS: Linux wraps to it */
-	t->pid = last_pid = next_pid++;
-	tasks_forked++;
-	context_switches++;		/* the switch into it */
-	t->umask = 022;
-	size_t plen = MIN(strlen(path), sizeof(t->exe) - 1);
-	memcpy(t->exe, path, plen);
-	t->kstack_top = vmalloc_stack(KSTACK_SIZE);
-	t->us = uspace_create();
-	if (!t->kstack_top || !t->us || (err = dev_open_console(&t->fds)))
-		goto fail;
+	t->pgid = t->sid = t->pid;	/* a session leader, as init's children are */
+	t->runlist = true;
 	signal_init(&t->sig);
-	void *image = read_program(path, &size, &err);
-	if (!image)
+	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;
+	if ((err = exec_into(t, path, args, regs)))
 		goto fail;
-	err = elf_load(t->us, image, size, args, &user);
-	vfree(image);
-	if (err)
-		goto fail;
-	build_kernel_stack(t, &user);
-
-	current = t;
-	itrace_user_exit((struct pt_regs *)t->kstack_top - 1);	/* a CPU-wide tracer */
-	uspace_activate(t->us);
-	perf_event_exec(t);		/* COMM and MMAP records of the new program */
-	tss_set_rsp0((uint64_t)t->kstack_top);
-	syscall_kernel_rsp = (uint64_t)t->kstack_top;
-	wrmsr(MSR_FS_BASE, 0);
-	fpu_reset();
-	t->start_tsc = rdtsc();
-	context_switch(&scheduler_rsp, t->kernel_rsp);
-
-	/* Back here when the task has exited (task_exit left interrupts off);
-	 * its stack is no longer in use. The kernel's own work between
-	 * programs runs with interrupts on, visible to CPU-wide samplers. */
-	current = NULL;
-	sti();
-	uspace_activate(NULL);
-	int status = t->exit_status;
-	printk("== exit %s status=%d\n", t->comm, status);
-	task_free(t);
-	return status;
+	task_build_stack(t, regs);
+	sched_add(t);
+	/* The program, and what it leaves behind: when it has gone, the
+	 * processes of its session get SIGKILL (the hangup a session leader's
+	 * exit sends its terminal's processes), and the kernel reaps them. */
+	sched_idle(no_tasks_left, NULL);
+	return task_reaped_status;
 fail:
 	printk("pmuos: cannot start %s: error %d\n", path, err);
 	printk("== exit %s status=%d\n", t ? t->comm : "?", 127);
 	if (t)
 		task_free(t);
 	return 127;
-}
-
-__noreturn void task_exit(int status)
-{
-	struct task *t = current;
-
-	cli();
-	t->exit_status = status;
-	t->exiting = true;
-	perf_event_exit_task(t);	/* PERF_RECORD_EXIT */
-	context_switch(&t->kernel_rsp, scheduler_rsp);
-	panic("an exited task was resumed");
 }
 
 /* A page fault on user memory, counted as Linux counts it: every fault is a
@@ -257,50 +226,3 @@ void task_user_exception(struct pt_regs *regs)
 	signal_from_exception(regs);
 }
 
-static void wake(struct timer *t, struct pt_regs *regs)
-{
-}
-
-int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
-{
-	struct timer timer = { .fn = wake };
-	bool switched = false;
-	int ret;
-
-	if (deadline)
-		timer_add(&timer, deadline);
-	for (;;) {
-		cli();
-		if (cond && cond(arg)) {
-			ret = 0;
-			break;
-		}
-		if (deadline && rdtsc() >= deadline) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		if (signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		/* Linux would switch to idle here: one context switch. */
-		if (!switched) {
-			context_switches++;
-			perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
-			perf_event_switch(current, true);	/* PERF_RECORD_SWITCH out */
-		}
-		switched = true;
-		/* STI's shadow: no interrupt slips in between the checks and HLT. */
-		uint64_t t0 = rdtsc();
-		pmu_sim_halt(true);	/* the PMU model counts no halted time */
-		sti_hlt();
-		pmu_sim_halt(false);
-		current->idle_tsc += rdtsc() - t0;
-		idle_tsc_total += rdtsc() - t0;
-	}
-	if (switched)
-		perf_event_switch(current, false);	/* and back in */
-	timer_del(&timer);
-	sti();
-	return ret;
-}

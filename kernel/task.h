@@ -1,7 +1,11 @@
-/* The user process: one at a time, each a program of the run list run to its end. */
+/* Tasks: threads and the processes (thread groups) they make up, as Linux's
+ * task_struct. A task shares its address space, descriptors and signal
+ * actions with the threads of its process (CLONE_VM, CLONE_FILES,
+ * CLONE_SIGHAND); the scheduler (sched.c) runs one at a time on the one CPU. */
 #pragma once
 #include "fd.h"
 #include "kernel.h"
+#include "percpu.h"
 #include "signal.h"
 #include <linux/resource.h>
 
@@ -15,59 +19,105 @@ struct uspace;
 #define TASK_EXE_LEN 256
 #define KSTACK_SIZE (16 * KiB)	/* each task's kernel stack */
 
+enum task_state {
+	TASK_RUNNING,		/* running or runnable */
+	TASK_SLEEPING,		/* in task_wait: runnable again when its condition holds */
+	TASK_ZOMBIE,		/* exited, not yet reaped by its parent's wait */
+};
+
 struct task {
-	int pid;
-	char comm[TASK_COMM_LEN];	/* argv[0]'s basename, as Linux's comm */
+	int pid;			/* the thread id */
+	int tgid;			/* the process id: its leader's pid */
+	int pgid, sid;			/* process group and session */
+	struct task *leader;		/* the process's first thread */
+	struct task *parent;		/* the process wait()s for it; NULL: the kernel */
+	struct task *next;		/* all tasks, by pid (sched.c) */
+	enum task_state state;
+	char comm[TASK_COMM_LEN];	/* the program file's basename, as Linux's comm */
 	char exe[TASK_EXE_LEN];		/* the program's absolute path, for MMAP records */
-	struct uspace *us;
-	struct fd_table fds;
+	struct uspace *us;		/* shared by CLONE_VM (refcounted) */
+	struct fd_table *fds;		/* shared by CLONE_FILES (refcounted) */
 	struct inode *cwd;		/* NULL: "/" */
 	unsigned umask;
 	struct signal_state sig;
 	struct pt_regs *regs;		/* the user frame of the current kernel entry */
 	uint64_t fs_base;
-	uint64_t clear_child_tid;
+	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	uint64_t robust_list;		/* set_robust_list's head */
 	bool rlim_set;			/* rlim holds its limits (else the defaults) */
 	struct rlimit64 rlim[RLIM_NLIMITS];
 	int exit_status;		/* shell style: code, or 128 + signal */
+	int wait_status;		/* the status word wait4 reports */
+	int exit_signal;		/* sent to the parent at exit (SIGCHLD; 0 for threads) */
 	bool exiting;
+	bool runlist;			/* started by the kernel from the run list */
+	bool group_exit;		/* exit_group or a fatal signal: every thread goes */
+	struct task *vfork_parent;	/* CLONE_VFORK: waits until this one execs or exits */
+	/* task_wait's sleep: runnable again when cond(arg), past deadline, or a
+	 * signal is pending (sched.c) */
+	bool (*wait_cond)(void *arg);
+	void *wait_arg;
+	uint64_t wait_deadline;
 	void *kstack_top;
 	uint64_t kernel_rsp;		/* saved by context_switch */
-	uint64_t start_tsc;		/* for CLOCK_PROCESS_CPUTIME_ID */
-	uint64_t idle_tsc;		/* time spent halted while this task slept */
+	uint64_t start_tsc;		/* when it was made */
+	uint64_t sum_exec_tsc;		/* its CPU time up to exec_start_tsc */
+	uint64_t exec_start_tsc;	/* when it last went on the CPU */
+	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
+	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
 };
 
-extern struct task *current;
-
-/* The task with this pid (or tid), or NULL: the lookup /proc and later
- * kill and wait use. One task at a time today: current, when it matches. */
+/* The task with this pid (or tid), or NULL (zombies included). */
 struct task *task_by_pid(int pid);
 /* The smallest pid >= from of a live task, or -1: how /proc lists them. */
 int task_next_pid(int from);
 /* Rename t (prctl PR_SET_NAME, /proc/PID/comm): at most TASK_COMM_LEN - 1
  * bytes of name, cut at a NUL; a PERF_RECORD_COMM follows. */
 void task_set_comm(struct task *t, const char *name, size_t len);
+/* The CPU time t has had, in TSC cycles (the task clock). */
+uint64_t task_cputime_tsc(const struct task *t);
 /* kernel.pid_max: pids are handed out below it, then again from 300. */
 extern int pid_max;
 /* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,
- * context switches (a task's start, each sleep), halted time, the last pid. */
+ * context switches, halted time, the last pid. */
 extern unsigned long tasks_forked, context_switches;
 extern uint64_t idle_tsc_total;
 extern int last_pid;
 
-/* Load the program at path (an absolute path in the file system), run it
- * to its end; returns its exit status as a shell reports it. */
+/* A new task with a pid, a kernel stack and everything zeroed but what
+ * the caller fills in; NULL when memory or pids run out. */
+struct task *task_alloc(void);
+/* Free what t holds (its address space, descriptors and stack when it was
+ * their last user) and t itself; it is off the CPU and out of the list. */
+void task_free(struct task *t);
+/* Make t's kernel stack start it in user mode with the frame user. */
+void task_build_stack(struct task *t, const struct pt_regs *user);
+
+/* The FXSAVE image a new program starts with. */
+void task_fpu_init(struct task *t);
+/* The exit status of the last run-list program the kernel reaped. */
+extern int task_reaped_status;
+
+/* Start the program at path (an absolute path in the file system) as a new
+ * process of the kernel's, run it and every process it leaves behind to
+ * their end; returns its exit status as a shell reports it. */
 int task_run(const char *path, const struct exec_args *args);
-/* End the current task with a shell-style status; never returns. */
-__noreturn void task_exit(int status);
 /* An exception raised by user code: demand paging, else a signal. */
 void task_user_exception(struct pt_regs *regs);
 /* A page fault taken by the kernel on a user address (in a user copy):
  * true if demand paging resolved it. */
 bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr);
-/* Sleep until cond(arg) holds (0), the TSC passes deadline (-ETIMEDOUT; 0
- * waits forever), or a signal is pending (-EINTR). Interrupts wake it; the
- * halted time is idle, not the task's CPU time. cond may be NULL. */
+
+/* exit.c: end the current task with Linux's status word (code << 8, or the
+ * killing signal), and every thread of its process when group. */
+__noreturn void task_exit(int status, bool group);
+/* Free the exited tasks nobody waits for (threads, the kernel's children);
+ * after a switch, when they are off the CPU. */
+void task_reap_dead(void);
+
+/* sched.c: sleep until cond(arg) holds (0), the TSC passes deadline
+ * (-ETIMEDOUT; 0 waits forever), or a signal is pending (-EINTR); other
+ * tasks run meanwhile. cond runs with current set to the sleeper, with
+ * interrupts off, and must not touch user memory. cond may be NULL. */
 int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline);

@@ -7,6 +7,7 @@
 #include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "printk.h"
+#include "sched.h"
 #include "signal.h"
 #include "task.h"
 #include "x86.h"
@@ -105,6 +106,7 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 	}
 	if (user_mode(regs)) {
 		current->regs = regs;
+		sched_exit_to_user();
 		signal_deliver(regs);
 		itrace_user_exit(regs);		/* TF again while traced */
 	}

@@ -211,7 +211,7 @@ int vfs_start(int dirfd, const char *path, struct inode **out)
 	} else if (dirfd == AT_FDCWD) {
 		n = current && current->cwd ? current->cwd : vfs_root();	/* the kernel's: "/" */
 	} else {
-		struct file *f = fd_get(&current->fds, (unsigned)dirfd);
+		struct file *f = fd_get(current->fds, (unsigned)dirfd);
 		if (!f)
 			return -EBADF;
 		n = f->inode;

@@ -16,9 +16,18 @@
 #define USER_HZ		100
 #define NSEC_PER_SEC	1000000000ul
 
+/* The live task a node stands for (a zombie has no memory or files left
+ * to show: its directory is gone, as after Linux's release). */
 static struct task *task_of(const struct proc_node *n)
 {
-	return task_by_pid(n->pid);
+	struct task *t = task_by_pid(n->pid);
+
+	return t && t->state != TASK_ZOMBIE ? t : NULL;
+}
+
+static int ppid_of(const struct task *t)
+{
+	return t->parent ? t->parent->tgid : 0;
 }
 
 /* ---- the address space, counted ---- */
@@ -147,9 +156,9 @@ static int status_show(const struct proc_node *n, struct seq *s)
 		return -ESRCH;
 	vm_count(t->us, &c);
 	seq_printf(s, "Name:\t%s\nUmask:\t%04o\nState:\tR (running)\nTgid:\t%d\nNgid:\t0\n"
-		   "Pid:\t%d\nPPid:\t0\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
+		   "Pid:\t%d\nPPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
 		   "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t0\nNSsid:\t0\n",
-		   t->comm, t->umask, t->pid, n->num ? n->num : t->pid, NR_FDS, t->pid,
+		   t->comm, t->umask, t->tgid, n->num ? n->num : t->pid, ppid_of(t), NR_FDS, t->tgid,
 		   n->num ? n->num : t->pid);
 	seq_kb(s, "VmPeak:\t", 8, c.size / 1024);
 	seq_kb(s, "VmSize:\t", 8, c.size / 1024);
@@ -195,12 +204,13 @@ static int stat_show(const struct proc_node *n, struct seq *s)
 	if (!t)
 		return -ESRCH;
 	vm_count(t->us, &c);
-	unsigned long run = to_ticks(rdtsc() - t->start_tsc - t->idle_tsc);
+	unsigned long run = to_ticks(task_cputime_tsc(t));
 	/* Fields 1-52 of proc(5), Linux 6.1's order. */
-	seq_printf(s, "%d (%s) R 0 %d %d 0 -1 4194560 0 0 0 0 %lu 0 0 0 20 0 1 0 %lu %lu %lu "
+	seq_printf(s, "%d (%s) R %d %d %d 0 -1 4194560 0 0 0 0 %lu 0 0 0 20 0 1 0 %lu %lu %lu "
 		   "18446744073709551615 %lu %lu %lu 0 0 %lu %lu %lu %lu 0 0 0 17 0 0 0 0 0 0 "
 		   "%lu %lu %lu %lu %lu %lu %lu 0\n",
-		   n->num ? n->num : t->pid, t->comm, t->pid, t->pid, run, to_ticks(t->start_tsc),
+		   n->num ? n->num : t->pid, t->comm, ppid_of(t), t->pgid, t->sid, run,
+		   to_ticks(t->start_tsc),
 		   c.size, c.rss / PAGE_SIZE, c.start_code, c.end_code, t->us->start_stack,
 		   t->sig.pending, t->sig.blocked, sig_set(t, true), sig_set(t, false),
 		   c.start_data, c.end_data, t->us->brk_start, t->us->arg_start, t->us->arg_end,
@@ -405,7 +415,7 @@ static struct file *fd_file(const struct proc_node *n)
 {
 	struct task *t = task_of(n);
 
-	return t ? fd_get(&t->fds, n->num) : NULL;
+	return t ? fd_get(t->fds, n->num) : NULL;
 }
 
 static int fd_next(const struct proc_node *dir, int from)
@@ -413,7 +423,7 @@ static int fd_next(const struct proc_node *dir, int from)
 	struct task *t = task_of(dir);
 
 	for (int fd = from; t && fd < NR_FDS; fd++)
-		if (t->fds.file[fd])
+		if (t->fds->file[fd])
 			return fd;
 	return -1;
 }
@@ -437,7 +447,7 @@ static int fdinfo_show(const struct proc_node *n, struct seq *s)
 
 	if (!f)
 		return -ENOENT;
-	unsigned flags = f->flags | (t->fds.cloexec[n->num] ? O_CLOEXEC : 0);
+	unsigned flags = f->flags | (t->fds->cloexec[n->num] ? O_CLOEXEC : 0);
 	seq_printf(s, "pos:\t%ld\nflags:\t0%o\nmnt_id:\t%d\nino:\t%lu\n", f->pos, flags,
 		   f->inode ? f->inode->sb->mnt_id : 1, f->inode ? f->inode->ino : 0ul);
 	return 0;

@@ -1,6 +1,7 @@
 /* Range checks in front of copy_user.asm's fault-tolerant copies. */
 #include "uaccess.h"
 #include "paging.h"
+#include "../kernel.h"
 #include <asm-generic/errno.h>
 
 int __copy_user(void *dst, const void *src, size_t n);
@@ -41,4 +42,22 @@ long strncpy_from_user(char *dst, const char *usrc, size_t n)
 	if (len == 0 || dst[len - 1] != '\0')
 		return (size_t)len == n ? -ENAMETOOLONG : -EFAULT;
 	return len - 1;
+}
+
+long strnlen_user(const char *u, size_t max)
+{
+	char buf[64];
+
+	for (size_t n = 0; n < max;) {
+		uint64_t a = (uint64_t)u + n;
+		/* Never past the page the string may end on. */
+		size_t chunk = MIN(MIN(sizeof(buf), PAGE_SIZE - (a & (PAGE_SIZE - 1))), max - n);
+		if (copy_from_user(buf, (const void *)a, chunk))
+			return -EFAULT;
+		for (size_t i = 0; i < chunk; i++)
+			if (!buf[i])
+				return n + i;
+		n += chunk;
+	}
+	return -E2BIG;
 }

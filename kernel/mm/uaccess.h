@@ -11,6 +11,9 @@ int clear_user(void *udst, size_t n);
  * without the NUL, -ENAMETOOLONG if it does not fit, or -EFAULT. */
 long strncpy_from_user(char *dst, const char *usrc, size_t n);
 
+/* The length of a user string without its NUL: -EFAULT, or -E2BIG when no
+ * NUL comes within max bytes. */
+long strnlen_user(const char *u, size_t max);
 #define get_user(x, uptr) copy_from_user(&(x), (uptr), sizeof(*(uptr)))
 #define put_user(x, uptr) ({						\
 		__typeof__(*(uptr)) __v = (x);				\

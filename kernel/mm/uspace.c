@@ -25,7 +25,20 @@ struct uspace *uspace_create(void)
 	memcpy(dst + 256, src + 256, 256 * sizeof(pte_t));
 	us->mmap_base = MMAP_BASE;
 	us->covered_from = MMAP_BASE;
+	us->refs = 1;
 	return us;
+}
+
+void uspace_get(struct uspace *us)
+{
+	us->refs++;
+}
+
+void uspace_put(struct uspace *us)
+{
+	assert(us->refs > 0);
+	if (!--us->refs)
+		uspace_destroy(us);
 }
 
 void uspace_destroy(struct uspace *us)
@@ -298,4 +311,60 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 	if (filled)
 		return v->ops->fault(us, v, ALIGN_DOWN(addr, PAGE_SIZE), write);
 	return uspace_populate(us, addr, NULL, 0);
+}
+
+/* Copy the pages of [v->start, v->end) from src to dst: owned frames are
+ * copied, borrowed ones (a shared file's) mapped again. */
+static int copy_pages(struct uspace *dst, struct uspace *src, const struct vma *v)
+{
+	for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
+		va = pte_next_table(src->pml4, va);
+		if (va >= v->end || !va)
+			break;
+		pte_t *e = pte_walk(src->pml4, va, false);
+		if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
+			continue;
+		uint64_t pa = *e & PTE_ADDR, flags = *e & ~PTE_ADDR;
+		if (!(*e & PTE_BORROWED)) {
+			uint64_t copy = frame_alloc();
+			if (!copy)
+				return -ENOMEM;
+			memcpy(phys_to_virt(copy), phys_to_virt(pa), PAGE_SIZE);
+			pa = copy;
+		}
+		if (map_page(dst->pml4, va, pa, flags)) {
+			if (!(flags & PTE_BORROWED))
+				frame_free(pa);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+struct uspace *uspace_copy(struct uspace *src)
+{
+	struct uspace *us = uspace_create();
+
+	if (!us)
+		return NULL;
+	us->brk_start = src->brk_start;
+	us->brk = src->brk;
+	for (struct vma *v = src->vmas; v; v = v->next) {
+		if (v->flags & VM_SPECIAL)
+			continue;	/* perf rings: Linux's VM_DONTCOPY */
+		struct vma *n = vma_insert(us, v->start, v->end, v->flags);
+		if (!n)
+			goto fail;
+		n->ops = v->ops;
+		n->priv = v->priv;
+		n->pgoff = v->pgoff;
+		if (n->ops && n->ops->open)
+			n->ops->open(n);
+		if (copy_pages(us, src, v))
+			goto fail;
+	}
+	return us;
+fail:
+	uspace_put(us);
+	return NULL;
 }

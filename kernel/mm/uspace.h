@@ -46,6 +46,7 @@ struct uspace {
 	uint64_t brk_start, brk;
 	uint64_t mmap_base;	/* top-down mmap allocations start below this */
 	uint64_t covered_from;	/* VMAs cover [covered_from, mmap_base) without a gap */
+	int refs;		/* tasks sharing it (CLONE_VM) */
 	/* Where the loader put argv's and envp's strings and the initial sp
 	 * (Linux's mm->arg_start ...): /proc/PID/cmdline, environ and stat. */
 	uint64_t arg_start, arg_end, env_start, env_end, start_stack;
@@ -67,6 +68,13 @@ struct uspace {
 struct uspace *uspace_create(void);
 /* Frees every page table and every frame the space owns. */
 void uspace_destroy(struct uspace *us);
+/* Another task shares it / one less does (the last one destroys it). */
+void uspace_get(struct uspace *us);
+void uspace_put(struct uspace *us);
+/* fork's copy: every VMA but perf's (Linux's VM_DONTCOPY), private pages
+ * copied (a copy now, not copy-on-write), a shared file's mapped again;
+ * NULL when memory runs out. */
+struct uspace *uspace_copy(struct uspace *src);
 void uspace_activate(struct uspace *us);
 
 struct vma *vma_find(struct uspace *us, uint64_t addr);

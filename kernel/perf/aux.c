@@ -137,14 +137,14 @@ static void log_aux(struct perf_event *e, uint64_t offset, uint64_t size, uint64
 
 void perf_log_itrace_start(struct perf_event *e)
 {
-	uint32_t pid = current ? current->pid : 0;
+	uint64_t pidtid = perf_pid_tid(current);
 	struct {
 		struct perf_event_header header;
 		uint32_t pid, tid;
 	} r = {
 		.header.type = PERF_RECORD_ITRACE_START,
-		.pid = pid,
-		.tid = pid,		/* one thread per process */
+		.pid = (uint32_t)pidtid,
+		.tid = pidtid >> 32,
 	};
 
 	perf_output_record(e, &r, sizeof(r));

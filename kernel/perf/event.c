@@ -544,6 +544,43 @@ void perf_task_exit(struct task *t)
 	perf_persistent_task_exit(t);
 }
 
+void perf_event_task_sched_out(struct task *prev)
+{
+	struct perf_event_context *ctx = prev->perf_ctx;
+	uint64_t flags = irq_save();
+
+	if (ctx) {
+		ctx_time_update();
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
+			group_sched_out(g);
+			update_times(g, ctx_time);
+			for_each_sibling(s, g)
+				update_times(s, ctx_time);
+		}
+		ctx->out_since = ctx_time;
+	}
+	irq_restore(flags);
+}
+
+void perf_event_task_sched_in(struct task *next)
+{
+	struct perf_event_context *ctx = next->perf_ctx;
+	uint64_t flags = irq_save();
+
+	ctx_time_update();
+	if (ctx && ctx->out_since) {
+		uint64_t gap = ctx_time - ctx->out_since;
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
+			g->tstamp += gap;
+			for_each_sibling(s, g)
+				s->tstamp += gap;
+		}
+		ctx->out_since = 0;
+	}
+	sched_in_all();
+	irq_restore(flags);
+}
+
 /* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened,
  * all changed before any is scheduled. */
 void perf_task_events_enable(struct task *t, bool enable)

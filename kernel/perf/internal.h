@@ -13,6 +13,7 @@ struct perf_event_context {
 	struct perf_event *groups;	/* pinned and flexible, in open order */
 	struct task *task;		/* NULL for the CPU context */
 	int nr_events;
+	uint64_t out_since;		/* a task's: when it went off the CPU */
 };
 
 extern struct perf_event_context perf_cpu_ctx;
@@ -124,6 +125,11 @@ void perf_event_read_count(struct perf_event *e);
 struct perf_event_context *perf_task_context(struct task *t, bool create);
 /* t is ending: its events stop and take the EXIT state. */
 void perf_task_exit(struct task *t);
+/* Linux's perf_event_task_sched_out/in: a task's events leave the PMU when
+ * it goes off the CPU and come back with it; its context's time stops
+ * meanwhile (neither enabled nor running time advances). */
+void perf_event_task_sched_out(struct task *prev);
+void perf_event_task_sched_in(struct task *next);
 void perf_task_events_enable(struct task *t, bool enable);
 
 /* open.c: the perf event file */
@@ -240,6 +246,8 @@ uint64_t perf_event_clock(const struct perf_event *e);
  * attr.sample_type asks). Returns the words put in out: 0 without
  * sample_id_all. */
 #define PERF_ID_SAMPLE_MAX	6
+/* PERF_SAMPLE_TID's word for t: its process id, then its thread id. */
+uint64_t perf_pid_tid(const struct task *t);
 unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out);
 
 /* Side-band records (records.c), each to every event of the CPU context and
@@ -250,6 +258,8 @@ void perf_event_mmap(struct task *t, const struct vma *vma);
 /* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
 void perf_event_exec(struct task *t);
 void perf_event_exit_task(struct task *t);
+/* PERF_RECORD_FORK of a new task, to the creator's events. */
+void perf_event_fork(struct task *child);
 void perf_event_switch(struct task *t, bool out);
 void perf_log_throttle(struct perf_event *e, bool unthrottle);
 void perf_log_lost_samples(struct perf_event *e, uint64_t lost);

@@ -82,7 +82,7 @@ static long set_output(struct perf_event *e, unsigned long arg)
 	struct perf_event *out = NULL;
 
 	if (arg != -1ul) {
-		struct file *f = fd_get(&current->fds, (unsigned int)arg);
+		struct file *f = fd_get(current->fds, (unsigned int)arg);
 		if (!f || !is_perf_file(f))
 			return -EBADF;
 		out = f->priv;
@@ -130,7 +130,7 @@ long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
 	}
 	case PERF_EVENT_IOC_SET_BPF:
 		/* No BPF: a descriptor that is not a BPF program. */
-		return fd_get(&current->fds, (int)(uint32_t)arg) ? -EINVAL : -EBADF;
+		return fd_get(current->fds, (int)(uint32_t)arg) ? -EINVAL : -EBADF;
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
 		if (!e->rb || !e->rb->nr_pages)
 			return -EINVAL;

@@ -131,11 +131,11 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
 		return -EINVAL;
 	/* Linux takes the descriptor number first. */
-	int fd = fd_install(&current->fds, NULL, 0, false);
+	int fd = fd_install(current->fds, NULL, 0, false);
 	if (fd < 0)
 		return fd;
 	if (group_fd != -1) {
-		struct file *g = fd_get(&current->fds, group_fd);
+		struct file *g = fd_get(current->fds, group_fd);
 		if (!g || !is_perf_file(g))
 			return -EBADF;
 		leader = g->priv;
@@ -193,8 +193,8 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 		goto fail;
 	e->file = f;
 	e->owner = current;
-	current->fds.file[fd] = f;
-	current->fds.cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
+	current->fds->file[fd] = f;
+	current->fds->cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
 	perf_install_in_context(ctx, e);
 	uint64_t attr_flags;
 	memcpy(&attr_flags, (const char *)&attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(attr_flags));

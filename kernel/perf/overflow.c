@@ -209,7 +209,7 @@ static void send_sigio(struct perf_event *e, int reason)
 	siginfo_t info = { .si_signo = f->sig, .si_code = reason };
 	info.si_band = reason == POLL_HUP ? POLLHUP | POLLERR : POLLIN | POLLRDNORM;
 	for (unsigned fd = 0; fd < NR_FDS; fd++) {
-		if (t->fds.file[fd] == f) {
+		if (t->fds->file[fd] == f) {
 			info.si_fd = fd;
 			break;
 		}

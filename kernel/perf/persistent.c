@@ -139,7 +139,7 @@ long perf_persistent_open(const struct perf_event_attr *attr, int pid, int cpu,
 	struct file *f = perf_event_file(e);
 	if (!f)
 		return -ENOMEM;
-	int fd = fd_install(&current->fds, f, 0, flags & PERF_FLAG_FD_CLOEXEC);
+	int fd = fd_install(current->fds, f, 0, flags & PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		file_put(f);
 	return fd;

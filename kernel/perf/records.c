@@ -17,15 +17,20 @@
  * paths are cut, to keep the record off a deep stack. */
 #define MMAP_NAME_MAX	512
 
+uint64_t perf_pid_tid(const struct task *t)
+{
+	return t ? (uint32_t)t->tgid | (uint64_t)(uint32_t)t->pid << 32 : 0;
+}
+
 unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out)
 {
-	uint64_t t = e->attr.sample_type, pid = current ? (uint32_t)current->pid : 0;
+	uint64_t t = e->attr.sample_type;
 	uint64_t *p = out;
 
 	if (!e->attr.sample_id_all)
 		return 0;
 	if (t & PERF_SAMPLE_TID)
-		*p++ = pid | pid << 32;		/* one thread per process */
+		*p++ = perf_pid_tid(current);
 	if (t & PERF_SAMPLE_TIME)
 		*p++ = perf_event_clock(e);
 	if (t & PERF_SAMPLE_ID)
@@ -103,7 +108,7 @@ static void comm_output(struct perf_event *e, const void *arg)
 		/* Linux sets it for exec whatever attr.comm_exec says: that bit
 		 * only lets tools probe for the flag. */
 		.header.misc = a->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
-		.pid = a->t->pid,
+		.pid = a->t->tgid,
 		.tid = a->t->pid,
 	};
 	size_t len = strnlen(a->t->comm, sizeof(r.comm) - 1);
@@ -180,7 +185,7 @@ static void mmap_output(struct perf_event *e, const void *arg)
 		.header.type = e->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP,
 		.header.misc = PERF_RECORD_MISC_USER |
 			       (v->flags & VM_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
-		.pid = a->t->pid,
+		.pid = a->t->tgid,
 		.tid = a->t->pid,
 		.addr = v->start,
 		.len = v->end - v->start,
@@ -221,7 +226,7 @@ void perf_event_exec(struct task *t)
 			perf_event_mmap(t, v);
 }
 
-/* ---- EXIT ---- */
+/* ---- FORK, EXIT ---- */
 
 /* perf_event_task_match: any of the task-tracking bits asks for it. */
 static bool task_match(const struct perf_event *e, const void *arg)
@@ -231,28 +236,43 @@ static bool task_match(const struct perf_event *e, const void *arg)
 	return a->comm || a->mmap || a->mmap2 || a->mmap_data || a->task;
 }
 
-static void exit_output(struct perf_event *e, const void *arg)
+struct task_arg {
+	const struct task *t, *parent;
+	uint32_t type;
+};
+
+static void task_output(struct perf_event *e, const void *arg)
 {
-	const struct task *t = arg;
+	const struct task_arg *a = arg;
 	struct {
 		struct perf_event_header header;
 		uint32_t pid, ppid, tid, ptid;
 		uint64_t time;
 	} r = {
-		.header.type = PERF_RECORD_EXIT,
-		.pid = t->pid,
-		.ppid = 0,		/* started by the kernel, as getppid says */
-		.tid = t->pid,
-		.ptid = 0,
+		.header.type = a->type,
+		.pid = a->t->tgid,
+		.ppid = a->parent ? a->parent->tgid : 0,	/* 0: the kernel's */
+		.tid = a->t->pid,
+		.ptid = a->parent ? a->parent->pid : 0,
 		.time = perf_event_clock(e),
 	};
 
 	perf_output_record(e, &r, sizeof(r));
 }
 
+void perf_event_fork(struct task *child)
+{
+	struct task_arg a = { child, current, PERF_RECORD_FORK };
+
+	for_each_sb_event(current, task_match, task_output, &a);
+}
+
 void perf_event_exit_task(struct task *t)
 {
-	for_each_sb_event(t, task_match, exit_output, t);
+	/* Linux's ppid/ptid of an exiting thread: its creator's process. */
+	struct task_arg a = { t, t->parent, PERF_RECORD_EXIT };
+
+	for_each_sb_event(t, task_match, task_output, &a);
 }
 
 /* ---- SWITCH ---- */

@@ -385,7 +385,7 @@ static void put_sample(struct out *o, const struct sample *s)
 {
 	struct perf_event *e = s->e;
 	const struct pt_regs *regs = s->regs;
-	uint64_t type = e->attr.sample_type, pid = current ? (uint32_t)current->pid : 0;
+	uint64_t type = e->attr.sample_type, pidtid = perf_pid_tid(current);
 	struct perf_event_header hdr = {
 		.type = PERF_RECORD_SAMPLE,
 		.misc = user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL,
@@ -398,7 +398,7 @@ static void put_sample(struct out *o, const struct sample *s)
 	if (type & PERF_SAMPLE_IP)
 		put64(o, regs->rip);
 	if (type & PERF_SAMPLE_TID)
-		put64(o, pid | pid << 32);		/* pid, tid: one thread each */
+		put64(o, pidtid);
 	if (type & PERF_SAMPLE_TIME)
 		put64(o, s->time);
 	if (type & PERF_SAMPLE_ADDR)

@@ -23,7 +23,7 @@ static uint64_t clock_now(const struct perf_event *e)
 		return perf_clock();
 	if (!current)
 		return 0;
-	return perf_clock_cycles_to_ns(rdtsc() - current->idle_tsc, NULL, NULL);
+	return perf_clock_cycles_to_ns(task_cputime_tsc(current), NULL, NULL);
 }
 
 static bool is_clock(const struct perf_event *e)

@@ -413,7 +413,8 @@ KTEST(records_of_a_program_to_cpu_wide_events)
 	static struct task t;	/* a program that never runs */
 	KASSERT(e && m2 && off);
 	memset(&t, 0, sizeof(t));
-	t.pid = 42;
+	t.pid = t.tgid = 42;
+	t.leader = &t;
 	memcpy(t.comm, "prog", 5);
 	memcpy(t.exe, "/boot/prog", 11);
 	KASSERT((t.us = uspace_create()));

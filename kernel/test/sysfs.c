@@ -248,6 +248,7 @@ KTEST(sysfs_accounting_file)
 #define UNMAPPED	(TEST_VA + USER_PAGES * PAGE_SIZE)
 
 static struct task test_task;
+static struct fd_table test_fds;
 static long ustr_off;
 
 /* Run body as a task of its own with the test PMUs linked; whatever the
@@ -263,7 +264,8 @@ static void run_as_task(void (*body)(void))
 		uint64_t pa = frame_alloc_zeroed();
 		KEXPECT(pa && !map_page(us->pml4, TEST_VA + i * PAGE_SIZE, pa, PTE_U | PTE_W | PTE_NX));
 	}
-	test_task = (struct task){ .pid = 1, .us = us };
+	test_task = (struct task){ .pid = 1, .tgid = 1, .us = us, .fds = &test_fds };
+	test_task.leader = &test_task;
 	current = &test_task;
 	uspace_activate(us);
 	ustr_off = 0;
@@ -271,7 +273,7 @@ static void run_as_task(void (*body)(void))
 	if (!ktest_state.failed)
 		body();
 	unlink_pmus();
-	fd_close_all(&test_task.fds);
+	fd_close_all(&test_fds);
 	current = saved;
 	uspace_activate(current ? current->us : NULL);
 	uspace_destroy(us);

@@ -171,7 +171,7 @@ static enum ktap_result run_test(const struct ktap_test *t)
 	return result;
 }
 
-int main(int argc, char **argv)
+int ktap_main(int argc, char **argv)
 {
 	struct ktap_test *tests = __start_ktap_tests;
 	size_t n = (size_t)(__stop_ktap_tests - __start_ktap_tests);
@@ -192,4 +192,11 @@ int main(int argc, char **argv)
 		failed += r == KTAP_FAIL;
 	}
 	return failed ? 1 : 0;
+}
+
+/* A test program with a main of its own (one that re-executes itself with
+ * other arguments, say) calls ktap_main from it. */
+__attribute__((weak)) int main(int argc, char **argv)
+{
+	return ktap_main(argc, argv);
 }

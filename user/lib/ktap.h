@@ -35,6 +35,8 @@ void ktap_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* True on pmuos: its uname() release contains "pmuos" (sysname stays "Linux"). */
 bool ktap_on_pmuos(void);
+/* Run every TEST of the program (what main does unless the program has one). */
+int ktap_main(int argc, char **argv);
 
 /* Failure plumbing behind the macros below. */
 noreturn void ktap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,177 @@
+/* fork, vfork, clone and clone3: a new task that returns 0 from the same
+ * syscall, sharing with its creator what the flags say (Linux's
+ * copy_process, its EINVAL rules included). */
+#include "syscall.h"
+#include "sched.h"
+#include "signal.h"
+#include "task.h"
+#include "traps.h"
+#include "x86.h"
+#include "fs/vfs.h"
+#include "lib/string.h"
+#include "mm/uaccess.h"
+#include "mm/uspace.h"
+#include "perf/internal.h"
+#include <asm-generic/errno.h>
+#include <linux/sched.h>
+
+/* What pmuos can do: the flags glibc, musl, Go and Rust use. Namespaces,
+ * pidfds and the like are refused (EINVAL). */
+#define CLONE_SUPPORTED	(CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+			 CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | \
+			 CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_VFORK | CLONE_PARENT | \
+			 CLONE_DETACHED | CLONE_UNTRACED | CLONE_IO)
+
+struct clone_args_k {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* Linux's copy_process checks, in its order. */
+static int clone_flags_ok(uint64_t flags)
+{
+	if ((flags & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS))
+		return -EINVAL;
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	if ((flags & ~(uint64_t)CLONE_SUPPORTED) & 0xffffffffu)
+		return -EINVAL;
+	return 0;
+}
+
+static bool vfork_done(void *arg)
+{
+	struct task *child = arg;
+
+	return child->vfork_parent == NULL;
+}
+
+/* Write a tid into the child's memory (CLONE_CHILD_SETTID). */
+static int put_child_tid(struct task *child, uint64_t uaddr)
+{
+	int pid = child->pid, err;
+
+	if (child->us == current->us)
+		return put_user(pid, (int *)uaddr);
+	uspace_activate(child->us);
+	err = put_user(pid, (int *)uaddr);
+	uspace_activate(current->us);
+	return err;
+}
+
+static long do_clone(const struct clone_args_k *ca)
+{
+	struct task *p = current, *t;
+	uint64_t flags = ca->flags;
+	int err = clone_flags_ok(flags);
+
+	if (err)
+		return err;
+	if (!(t = task_alloc()))
+		return -EAGAIN;
+	err = -ENOMEM;
+	if (flags & CLONE_VM) {
+		uspace_get(p->us);
+		t->us = p->us;
+	} else if (!(t->us = uspace_copy(p->us))) {
+		goto fail;
+	}
+	if (flags & CLONE_FILES) {
+		p->fds->refs++;
+		t->fds = p->fds;
+	} else if (!(t->fds = fd_table_copy(p->fds))) {
+		goto fail;
+	}
+	if ((t->cwd = p->cwd))
+		inode_get(t->cwd);
+	t->umask = p->umask;
+	memcpy(t->comm, p->comm, sizeof(t->comm));
+	memcpy(t->exe, p->exe, sizeof(t->exe));
+	t->rlim_set = p->rlim_set;
+	memcpy(t->rlim, p->rlim, sizeof(t->rlim));
+	/* Actions are copied (CLONE_SIGHAND's sharing is a copy here: a
+	 * sigaction in one thread does not reach its siblings); the mask too,
+	 * pending signals not. */
+	t->sig = p->sig;
+	t->sig.pending = 0;
+	if (flags & CLONE_THREAD) {
+		t->tgid = p->tgid;
+		t->leader = p->leader;
+		t->parent = p->parent;
+		t->exit_signal = 0;
+	} else {
+		t->parent = flags & CLONE_PARENT ? p->parent : p->leader;
+		t->exit_signal = ca->exit_signal;
+	}
+	t->pgid = p->pgid;
+	t->sid = p->sid;
+	t->fs_base = flags & CLONE_SETTLS ? ca->tls : p->fs_base;
+	__asm__ volatile("fxsave64 %0" : "=m"(t->fpu));	/* the creator's live state */
+
+	struct pt_regs regs = *p->regs;
+	regs.rax = 0;				/* the child's return value */
+	if (ca->stack)
+		regs.rsp = ca->stack + ca->stack_size;
+	task_build_stack(t, &regs);
+
+	if ((flags & CLONE_PARENT_SETTID) && put_user(t->pid, (int *)ca->parent_tid)) {
+		err = -EFAULT;
+		goto fail;
+	}
+	if ((flags & CLONE_CHILD_SETTID) && put_child_tid(t, ca->child_tid)) {
+		err = -EFAULT;
+		goto fail;
+	}
+	if (flags & CLONE_CHILD_CLEARTID)
+		t->clear_child_tid = ca->child_tid;
+	if (flags & CLONE_VFORK)
+		t->vfork_parent = p;
+	sched_add(t);
+	perf_event_fork(t);		/* PERF_RECORD_FORK */
+	int pid = t->pid;
+	if (flags & CLONE_VFORK)
+		task_wait(vfork_done, t, 0);	/* until it execs or exits */
+	return pid;
+fail:
+	task_free(t);
+	return err;
+}
+
+long sys_clone(long flags, long newsp, long uparent_tid, long uchild_tid, long tls)
+{
+	/* The x86-64 order: flags, stack, parent_tid, child_tid, tls. */
+	struct clone_args_k ca = { .flags = flags & ~(uint64_t)CSIGNAL, .parent_tid = uparent_tid,
+				   .child_tid = uchild_tid, .stack = newsp, .tls = tls,
+				   .exit_signal = flags & CSIGNAL };
+	return do_clone(&ca);
+}
+
+long sys_clone3(long uargs, long size)
+{
+	struct clone_args_k ca = { 0 };
+
+	if (size < 64 || size > 4096)		/* CLONE_ARGS_SIZE_VER0 .. a page */
+		return -EINVAL;
+	if (copy_from_user(&ca, (void *)uargs, MIN((size_t)size, sizeof(ca))))
+		return -EFAULT;
+	if (ca.flags & (CLONE_DETACHED | CSIGNAL))
+		return -EINVAL;
+	if (ca.exit_signal > NSIGNALS || (!ca.stack != !ca.stack_size))
+		return -EINVAL;
+	return do_clone(&ca);
+}
+
+long sys_fork(void)
+{
+	struct clone_args_k ca = { .exit_signal = SIGCHLD };
+
+	return do_clone(&ca);
+}
+
+long sys_vfork(void)
+{
+	struct clone_args_k ca = { .flags = CLONE_VM | CLONE_VFORK, .exit_signal = SIGCHLD };
+
+	return do_clone(&ca);
+}

@@ -1,0 +1,9 @@
+/* Futexes: waits on a word of user memory, wakes by address. */
+#pragma once
+#include "kernel.h"
+
+struct uspace;
+
+/* Wake up to n waiters on addr in us whose bitset meets bitset; the
+ * number woken (a thread's exit clears its tid word and wakes one). */
+int futex_wake_address(struct uspace *us, uint64_t addr, int n, uint32_t bitset);

@@ -1,0 +1,299 @@
+/* user/tests/procs.c: processes and threads: fork, vfork, clone, execve (ELF and #!), exit and
+ * exit_group, wait4 and waitid with their status words, orphans, kill, futexes, and threads
+ * sharing memory and descriptors. */
+#include "ktap.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DIR "/tmp/procs-test"
+
+TEST(fork_returns_twice)
+{
+	int status = -1;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (getppid() != parent)
+			_exit(2);
+		_exit(7);
+	}
+	ASSERT_GT(pid, 0);
+	EXPECT_NE(pid, parent);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 7);
+	EXPECT_ERRNO(waitpid(pid, &status, 0), ECHILD);
+	EXPECT_ERRNO(waitpid(-1, &status, WNOHANG), ECHILD);
+}
+
+TEST(child_memory_is_a_copy)
+{
+	static volatile int shared_looking = 1;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		shared_looking = 2;
+		_exit(shared_looking == 2 ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	EXPECT_EQ(shared_looking, 1);
+}
+
+TEST(killed_child_status_word)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	ASSERT_GT(pid, 0);
+	EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0);
+	ASSERT_EQ(kill(pid, SIGTERM), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(WTERMSIG(status), SIGTERM);
+	EXPECT_ERRNO(kill(pid, 0), ESRCH);
+}
+
+TEST(segv_child_status_word)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		volatile int *volatile nowhere = NULL;
+		*nowhere = 1;
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+}
+
+TEST(waitid_reports_siginfo)
+{
+	siginfo_t si;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(42);
+	memset(&si, 0, sizeof(si));
+	ASSERT_EQ(waitid(P_PID, pid, &si, WEXITED | WNOWAIT), 0);
+	EXPECT_EQ(si.si_pid, pid);
+	EXPECT_EQ(si.si_code, CLD_EXITED);
+	EXPECT_EQ(si.si_status, 42);
+	memset(&si, 0, sizeof(si));
+	ASSERT_EQ(waitid(P_ALL, 0, &si, WEXITED), 0);	/* still there: WNOWAIT kept it */
+	EXPECT_EQ(si.si_pid, pid);
+	EXPECT_ERRNO(waitid(P_ALL, 0, &si, WEXITED), ECHILD);
+	EXPECT_ERRNO(waitid(P_ALL, 0, &si, 0), EINVAL);
+}
+
+static volatile sig_atomic_t got_chld;
+
+static void on_chld(int sig)
+{
+	got_chld = sig;
+}
+
+TEST(sigchld_at_child_exit)
+{
+	struct sigaction sa = { .sa_handler = on_chld }, old;
+	int status;
+
+	ASSERT_EQ(sigaction(SIGCHLD, &sa, &old), 0);
+	got_chld = 0;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(got_chld, SIGCHLD);
+	sigaction(SIGCHLD, &old, NULL);
+}
+
+TEST(vfork_parent_waits)
+{
+	static volatile int order;
+	int status;
+
+	order = 0;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		order = 1;	/* the parent runs only after this child exits */
+		_exit(3);
+	}
+	EXPECT_EQ(order, 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 3);
+}
+
+/* execve of this program again, told by argv to exit at once with a code. */
+TEST(execve_replaces_the_image)
+{
+	char *argv[] = { ktap_argv[0], "--exit-with", "33", NULL };
+	char *envp[] = { "PROCS_TEST=1", NULL };
+	int status;
+	char self[256];
+
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	pid_t pid = fork();
+	if (pid == 0) {
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 33);
+	EXPECT_ERRNO(execve("/nonexistent", argv, envp), ENOENT);
+	EXPECT_ERRNO(execve("/tmp", argv, envp), EACCES);
+}
+
+TEST(execve_of_a_script)
+{
+	char self[256], script[300];
+	int status;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	mkdir(DIR, 0755);
+	int fd = open(DIR "/script", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ASSERT_GE(fd, 0);
+	/* #!interp one-arg: argv becomes interp, "--exit-with", the script's path, ... */
+	int len = snprintf(script, sizeof(script), "#!%s --exit-with\n", self);
+	ASSERT_EQ(write(fd, script, len), len);
+	close(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *argv[] = { "script", NULL };
+		execve(DIR "/script", argv, (char *[]){ NULL });
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	/* The interpreter gets "--exit-with" "/tmp/procs-test/script": atoi gives 0. */
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	unlink(DIR "/script");
+}
+
+TEST(orphans_are_reaped)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (fork() == 0)
+			_exit(0);	/* a grandchild: reparented, reaped by init */
+		_exit(5);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 5);
+	EXPECT_ERRNO(waitpid(-1, &status, WNOHANG), ECHILD);
+}
+
+TEST(descriptors_are_inherited)
+{
+	int p[2], status;
+	char buf[8] = "";
+
+	mkdir(DIR, 0755);
+	int fd = open(DIR "/inherit", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(write(fd, "child", 5) == 5 ? 0 : 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	/* One open file: the child's write moved the shared position. */
+	EXPECT_EQ(lseek(fd, 0, SEEK_CUR), 5);
+	EXPECT_EQ(pread(fd, buf, 5, 0), 5);
+	EXPECT_STREQ(buf, "child");
+	close(fd);
+	unlink(DIR "/inherit");
+	(void)p;
+}
+
+/* ---- threads: clone with CLONE_VM | CLONE_THREAD, futexes ---- */
+
+static atomic_int counter;
+static int child_tid_word;
+
+static int futex(int *addr, int op, int val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static int thread_body(void *arg)
+{
+	for (int i = 0; i < 1000; i++)
+		atomic_fetch_add(&counter, 1);
+	*(int *)arg = 1;
+	futex(arg, FUTEX_WAKE, 1, NULL);
+	return 0;
+}
+
+TEST(clone_thread_shares_memory)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	static int done;
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		    CLONE_SYSVSEM | CLONE_CHILD_CLEARTID | CLONE_PARENT_SETTID;
+	int ptid = 0;
+
+	done = 0;
+	atomic_store(&counter, 0);
+	child_tid_word = 1;
+	int tid = clone(thread_body, stack + sizeof(stack), flags, &done, &ptid, NULL,
+			&child_tid_word);
+	ASSERT_GT(tid, 0);
+	EXPECT_EQ(ptid, tid);
+	while (!done)
+		futex(&done, FUTEX_WAIT, 0, NULL);
+	/* CLONE_CHILD_CLEARTID: the word goes to 0 at the thread's exit, with a wake. */
+	while (child_tid_word)
+		futex(&child_tid_word, FUTEX_WAIT, child_tid_word, NULL);
+	EXPECT_EQ(atomic_load(&counter), 1000);
+}
+
+TEST(futex_errors_and_timeout)
+{
+	int word = 5;
+	struct timespec ts = { 0, 1000000 };
+
+	EXPECT_ERRNO(futex(&word, FUTEX_WAIT, 4, NULL), EAGAIN);
+	EXPECT_ERRNO(futex(&word, FUTEX_WAIT, 5, &ts), ETIMEDOUT);
+	EXPECT_ERRNO(futex((int *)((char *)&word + 1), FUTEX_WAIT, 5, NULL), EINVAL);
+	EXPECT_ERRNO(futex((int *)8, FUTEX_WAIT, 0, NULL), EFAULT);
+	EXPECT_EQ(futex(&word, FUTEX_WAKE, 1, NULL), 0);
+	EXPECT_ERRNO(syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 5, NULL, NULL, 0), EINVAL);
+}
+
+TEST(clone_flag_rules)
+{
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_THREAD, NULL, NULL, NULL, 0), EINVAL);
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_SIGHAND, NULL, NULL, NULL, 0), EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--exit-with"))
+		return argc > 2 ? atoi(argv[2]) : 0;
+	return ktap_main(argc, argv);
+}
