@@ -10,16 +10,16 @@ USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -
 
 # Test programs in the order the suite runs them; each one is user/tests/NAME.c.
 USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sysfs filemap files dev \
-	outfiles proc procfs procs \
+	outfiles proc procfs procs pthreads \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
 	perf_aux itrace
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
-USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) startup-pie segv)
+USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx startup-pie segv)
 USER_BENCH_PROGS := $(BUILD)/user/bench
-USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv \
+USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv $(BUILD)/user/cxx \
 	$(BUILD)/user/demo $(BUILD)/user/oracle-init
 
 # Arguments for a program's run list record (on both kernels), by name.
@@ -57,6 +57,12 @@ $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/k
 		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
+
+# A C++ program as users build them: g++ -static, glibc's libstdc++ and threads.
+$(BUILD)/user/cxx: user/tests/cxx.cpp
+	@mkdir -p $(dir $@)
+	@echo "  G++     $<"
+	@g++ -static -O2 -pthread -Wall -Wextra -Werror $< -o $@
 
 $(BUILD)/user/segv: $(BUILD)/user/tests/segv.o
 	@echo "  LD      $@"
