@@ -24,6 +24,10 @@ struct frame_stats frame_stats;
 
 struct reserved { uint64_t start, end; };
 
+/* Each frame's references (mappings, page-table or file owners): a frame
+ * shared copy-on-write after fork has one per address space. */
+static uint16_t *refs;
+
 /* Never handed out yet: [next, end) of each range, in address order. */
 #define MAX_RANGES	(BOOT_MMAP_MAX + BOOT_MODULES_MAX + 2)
 static struct reserved untouched[MAX_RANGES];
@@ -85,9 +89,22 @@ void frames_init(void)
 		if (start < end)
 			add_range(start, end, r, n);
 	}
-	frame_stats.free = frame_stats.total;
 	if (!frame_stats.total)
 		panic("no usable memory in the boot memory map");
+	/* The reference counts take the first range that holds them. */
+	size_t bytes = ALIGN_UP((direct_map_end / PAGE_SIZE) * sizeof(*refs), PAGE_SIZE);
+	for (int i = 0; i < nr_untouched && !refs; i++) {
+		struct reserved *u = &untouched[i];
+		if (u->end - u->start >= bytes) {
+			refs = phys_to_virt(u->start);
+			u->start += bytes;
+			frame_stats.total -= bytes / PAGE_SIZE;
+		}
+	}
+	if (!refs)
+		panic("no room for the frames' reference counts");
+	memset(refs, 0, bytes);
+	frame_stats.free = frame_stats.total;
 }
 
 /* The lowest frame never handed out, or 0. */
@@ -117,8 +134,10 @@ uint64_t frame_alloc(void)
 	} else {
 		pa = take_untouched();
 	}
-	if (pa)
+	if (pa) {
 		frame_stats.free--;
+		refs[pa / PAGE_SIZE] = 1;
+	}
 	irq_restore(flags);
 	return pa;
 }
@@ -136,14 +155,30 @@ void frame_free(uint64_t pa)
 {
 	assert(pa && IS_ALIGNED(pa, PAGE_SIZE) && pa < direct_map_end);
 	uint64_t flags = irq_save();
-	push(pa);
+	assert(refs[pa / PAGE_SIZE] > 0);
+	if (!--refs[pa / PAGE_SIZE])
+		push(pa);
 	irq_restore(flags);
+}
+
+void frame_get(uint64_t pa)
+{
+	uint64_t flags = irq_save();
+	assert(refs[pa / PAGE_SIZE] > 0 && refs[pa / PAGE_SIZE] < UINT16_MAX);
+	refs[pa / PAGE_SIZE]++;
+	irq_restore(flags);
+}
+
+unsigned frame_refs(uint64_t pa)
+{
+	return refs[pa / PAGE_SIZE];
 }
 
 void frames_release(uint64_t start, uint64_t end)
 {
 	for (uint64_t pa = ALIGN_UP(start, PAGE_SIZE); pa + PAGE_SIZE <= end; pa += PAGE_SIZE) {
 		frame_stats.total++;
+		refs[pa / PAGE_SIZE] = 1;
 		frame_free(pa);
 	}
 }

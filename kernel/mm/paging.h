@@ -30,6 +30,7 @@
 #define PTE_G		(1ul << 8)
 #define PTE_BORROWED	(1ul << 9)	/* software: the frame belongs to someone else */
 #define PTE_PROTNONE	(1ul << 10)	/* software: PROT_NONE, frame kept, not present */
+#define PTE_COW		(1ul << 11)	/* software: shared since a fork; a write copies it */
 #define PTE_NX		(1ul << 63)
 #define PTE_ADDR	0x000ffffffffff000ul
 

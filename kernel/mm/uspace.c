@@ -251,7 +251,9 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 			pte_t *e = pte_walk(us->pml4, va, false);
 			if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
 				continue;
-			*e = (*e & (PTE_ADDR | PTE_BORROWED)) | pte_flags(prot);
+			*e = (*e & (PTE_ADDR | PTE_BORROWED | PTE_COW)) | pte_flags(prot);
+			if (*e & PTE_COW)
+				*e &= ~PTE_W;	/* writable once the fault has copied it */
 			invlpg(va);
 		}
 	}
@@ -290,6 +292,25 @@ int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n)
 	return 0;
 }
 
+/* A write to a page shared since a fork: the last sharer takes it as it
+ * is, the others get a copy. 0 or -ENOMEM. */
+static int break_cow(pte_t *e, uint64_t va)
+{
+	uint64_t pa = *e & PTE_ADDR;
+
+	if (frame_refs(pa) > 1) {
+		uint64_t copy = frame_alloc();
+		if (!copy)
+			return -ENOMEM;
+		memcpy(phys_to_virt(copy), phys_to_virt(pa), PAGE_SIZE);
+		*e = (*e & ~PTE_ADDR) | copy;
+		frame_free(pa);
+	}
+	*e = (*e & ~PTE_COW) | PTE_W;
+	invlpg(va);
+	return 0;
+}
+
 int uspace_map_frame(struct uspace *us, struct vma *v, uint64_t va, uint64_t pa, bool borrowed)
 {
 	return map_page(us->pml4, va, pa, pte_flags(v->flags) | (borrowed ? PTE_BORROWED : 0));
@@ -306,6 +327,8 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 	    !(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -EFAULT;
 	pte_t *e = pte_walk(us->pml4, addr, false);
+	if (e && (*e & PTE_P) && write && (*e & PTE_COW))
+		return break_cow(e, ALIGN_DOWN(addr, PAGE_SIZE));
 	if (e && (*e & PTE_P))
 		return -EFAULT;		/* present: a real protection fault */
 	if (filled)
@@ -313,8 +336,9 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 	return uspace_populate(us, addr, NULL, 0);
 }
 
-/* Copy the pages of [v->start, v->end) from src to dst: owned frames are
- * copied, borrowed ones (a shared file's) mapped again. */
+/* Share the pages of [v->start, v->end) between src and dst: owned frames
+ * copy-on-write (read-only in both until a write copies them), borrowed
+ * ones (a shared file's) mapped again. */
 static int copy_pages(struct uspace *dst, struct uspace *src, const struct vma *v)
 {
 	for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
@@ -324,16 +348,15 @@ static int copy_pages(struct uspace *dst, struct uspace *src, const struct vma *
 		pte_t *e = pte_walk(src->pml4, va, false);
 		if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
 			continue;
-		uint64_t pa = *e & PTE_ADDR, flags = *e & ~PTE_ADDR;
-		if (!(*e & PTE_BORROWED)) {
-			uint64_t copy = frame_alloc();
-			if (!copy)
-				return -ENOMEM;
-			memcpy(phys_to_virt(copy), phys_to_virt(pa), PAGE_SIZE);
-			pa = copy;
+		uint64_t pa = *e & PTE_ADDR;
+		if (!(*e & PTE_BORROWED) && !(v->flags & VM_SHARED)) {
+			*e = (*e & ~PTE_W) | PTE_COW;
+			invlpg(va);
 		}
-		if (map_page(dst->pml4, va, pa, flags)) {
-			if (!(flags & PTE_BORROWED))
+		if (!(*e & PTE_BORROWED))
+			frame_get(pa);
+		if (map_page(dst->pml4, va, pa, *e & ~PTE_ADDR)) {
+			if (!(*e & PTE_BORROWED))
 				frame_free(pa);
 			return -ENOMEM;
 		}

@@ -72,8 +72,8 @@ void uspace_destroy(struct uspace *us);
 void uspace_get(struct uspace *us);
 void uspace_put(struct uspace *us);
 /* fork's copy: every VMA but perf's (Linux's VM_DONTCOPY), private pages
- * copied (a copy now, not copy-on-write), a shared file's mapped again;
- * NULL when memory runs out. */
+ * shared copy-on-write, shared ones (a file's, anonymous MAP_SHARED) mapped
+ * again; NULL when memory runs out. */
 struct uspace *uspace_copy(struct uspace *src);
 void uspace_activate(struct uspace *us);
 
