@@ -31,7 +31,7 @@ static int check_header(const Elf64_Ehdr *eh, size_t size)
 }
 
 static int load_segment(struct uspace *us, const uint8_t *image, size_t size,
-			const Elf64_Phdr *ph, uint64_t bias)
+			const Elf64_Phdr *ph, uint64_t bias, unsigned kind)
 {
 	unsigned prot = (ph->p_flags & PF_R ? VM_READ : 0) |
 			(ph->p_flags & PF_W ? VM_WRITE : 0) |
@@ -50,7 +50,7 @@ static int load_segment(struct uspace *us, const uint8_t *image, size_t size,
 	uint64_t end = ALIGN_UP(ph->p_vaddr + bias + ph->p_memsz, PAGE_SIZE);
 	if (start >= end)
 		return -ENOEXEC;
-	struct vma *v = vma_insert(us, start, end, prot | VM_ANON | VM_EXE);
+	struct vma *v = vma_insert(us, start, end, prot | VM_ANON | kind);
 	if (!v)
 		return -ENOEXEC;	/* overlapping segments */
 	v->pgoff = ALIGN_DOWN(ph->p_offset, PAGE_SIZE);	/* for MMAP records */
@@ -113,7 +113,7 @@ static uint64_t push_strings(struct uspace *us, uint64_t sp, const char *const *
 }
 
 static int build_stack(struct uspace *us, const struct exec_args *args, const Elf64_Ehdr *eh,
-		       uint64_t phdr_va, uint64_t bias, uint64_t *rsp)
+		       uint64_t phdr_va, uint64_t bias, uint64_t interp_base, uint64_t *rsp)
 {
 	uint64_t sp = STACK_TOP, bytes = 0;
 
@@ -147,7 +147,7 @@ static int build_stack(struct uspace *us, const struct exec_args *args, const El
 		{ AT_PHDR, phdr_va },
 		{ AT_PHENT, sizeof(Elf64_Phdr) },
 		{ AT_PHNUM, eh->e_phnum },
-		{ AT_BASE, 0 },
+		{ AT_BASE, interp_base },	/* where the dynamic loader is, or 0 */
 		{ AT_FLAGS, 0 },
 		{ AT_ENTRY, eh->e_entry + bias },
 		{ AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 },
@@ -186,12 +186,75 @@ static int build_stack(struct uspace *us, const struct exec_args *args, const El
 	return err;
 }
 
-int elf_load(struct uspace *us, const void *image, size_t size,
-	     const struct exec_args *args, struct pt_regs *regs)
+int elf_interp(const void *image, size_t size, char *path, size_t path_size)
+{
+	const Elf64_Ehdr *eh = image;
+	int err = check_header(eh, size);
+
+	if (err)
+		return err;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const uint8_t *)image + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_INTERP)
+			continue;
+		/* A NUL-terminated path inside the file (Linux: ENOEXEC else). */
+		if (ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset ||
+		    ph[i].p_filesz < 2 || ph[i].p_filesz > path_size)
+			return -ENOEXEC;
+		const char *p = (const char *)image + ph[i].p_offset;
+		if (p[ph[i].p_filesz - 1])
+			return -ENOEXEC;
+		memcpy(path, p, ph[i].p_filesz);
+		return 1;
+	}
+	return 0;
+}
+
+/* The dynamic loader's segments, placed as one block below mmap_base as
+ * Linux's mmap would place it; its base address (AT_BASE) and entry. */
+static int load_interp(struct uspace *us, const void *image, size_t size, uint64_t *base,
+		       uint64_t *entry)
+{
+	const Elf64_Ehdr *eh = image;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int err = check_header(eh, size);
+
+	if (err)
+		return -ELIBBAD;
+	if (eh->e_type != ET_DYN)
+		return -ELIBBAD;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const uint8_t *)image + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_vaddr > USER_END || ph[i].p_memsz > USER_END)
+			return -EINVAL;
+		lo = MIN(lo, ALIGN_DOWN(ph[i].p_vaddr, PAGE_SIZE));
+		hi = MAX(hi, ALIGN_UP(ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE));
+	}
+	if (lo >= hi)
+		return -ELIBBAD;
+	uint64_t at = uspace_find_free(us, hi - lo, us->mmap_base);
+	if (!at)
+		return -ENOMEM;
+	uint64_t bias = at - lo;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    (err = load_segment(us, image, size, &ph[i], bias, VM_INTERP)))
+			return err;
+	if (eh->e_entry >= USER_END - bias)
+		return -EINVAL;
+	*base = at;
+	*entry = eh->e_entry + bias;
+	return 0;
+}
+
+int elf_load(struct uspace *us, const void *image, size_t size, const void *interp,
+	     size_t interp_size, const struct exec_args *args, struct pt_regs *regs)
 {
 	const Elf64_Ehdr *eh = image;
 	const uint8_t *bytes = image;
-	uint64_t bias = 0, phdr_va = 0, brk = 0, rsp;
+	uint64_t bias = 0, phdr_va = 0, brk = 0, rsp, interp_base = 0, entry;
 	int err = check_header(eh, size);
 
 	if (err)
@@ -204,11 +267,9 @@ int elf_load(struct uspace *us, const void *image, size_t size,
 	if (eh->e_entry >= USER_END - bias)
 		return -EINVAL;
 	for (int i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type == PT_INTERP)
-			return -ENOEXEC;	/* dynamically linked: no loader here */
 		if (ph[i].p_type != PT_LOAD)
 			continue;
-		err = load_segment(us, bytes, size, &ph[i], bias);
+		err = load_segment(us, bytes, size, &ph[i], bias, VM_EXE);
 		if (err)
 			return err;
 		/* AT_PHDR: where the headers are in memory (the segment that
@@ -221,11 +282,14 @@ int elf_load(struct uspace *us, const void *image, size_t size,
 	if (!brk)
 		return -ENOEXEC;
 	us->brk_start = us->brk = brk;
-	err = build_stack(us, args, eh, phdr_va, bias, &rsp);
+	entry = eh->e_entry + bias;
+	if (interp && (err = load_interp(us, interp, interp_size, &interp_base, &entry)))
+		return err;
+	err = build_stack(us, args, eh, phdr_va, bias, interp_base, &rsp);
 	if (err)
 		return err;
 	*regs = (struct pt_regs){
-		.rip = eh->e_entry + bias,
+		.rip = entry,
 		.cs = GDT_USER_CS,
 		.rflags = X86_EFLAGS_IF | 0x2,	/* bit 1 always reads as 1 */
 		.rsp = rsp,

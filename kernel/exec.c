@@ -108,11 +108,31 @@ static int load(struct task *t, int dirfd, const char *path, unsigned lookup,
 		vfree(image);
 		return err;
 	}
+	/* A dynamically linked program: its loader (PT_INTERP) comes too. */
+	char interp_path[sizeof(((struct uspace *)0)->interp)];
+	void *interp = NULL;
+	size_t interp_size = 0;
+	err = elf_interp(image, size, interp_path, sizeof(interp_path));
+	if (err == 1) {
+		interp = read_program(AT_FDCWD, interp_path, LOOKUP_FOLLOW, &interp_size, &err);
+		if (!interp) {
+			vfree(image);
+			return err == -EACCES ? -ELIBBAD : err;
+		}
+	} else if (err < 0) {
+		vfree(image);
+		return err;
+	}
 	struct uspace *us = uspace_create();
 	struct exec_args a = *args;
 	a.filename = path;
-	err = us ? elf_load(us, image, size, &a, regs) : -ENOMEM;
+	err = us ? elf_load(us, image, size, interp, interp_size, &a, regs) : -ENOMEM;
 	vfree(image);
+	if (interp) {
+		vfree(interp);
+		if (!err)
+			memcpy(us->interp, interp_path, sizeof(us->interp));
+	}
 	if (err) {
 		if (us)
 			uspace_put(us);

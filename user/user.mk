@@ -17,9 +17,10 @@ USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sys
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
-USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx startup-pie segv)
+USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx dynamic startup-pie segv)
 USER_BENCH_PROGS := $(BUILD)/user/bench
 USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv $(BUILD)/user/cxx \
+	$(BUILD)/user/dynamic \
 	$(BUILD)/user/demo $(BUILD)/user/oracle-init
 
 # Arguments for a program's run list record (on both kernels), by name.
@@ -63,6 +64,13 @@ $(BUILD)/user/cxx: user/tests/cxx.cpp
 	@mkdir -p $(dir $@)
 	@echo "  G++     $<"
 	@g++ -static -O2 -pthread -Wall -Wextra -Werror $< -o $@
+
+# A dynamically linked program as Debian builds them: the host's glibc, its loader and
+# libc.so.6 packed beside it (tests/qemu/initramfs.py asks ldd).
+$(BUILD)/user/dynamic: user/tests/dynamic.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (dynamic)"
+	@gcc -O2 -Wall -Wextra -Werror $< -o $@
 
 $(BUILD)/user/segv: $(BUILD)/user/tests/segv.o
 	@echo "  LD      $@"

@@ -233,11 +233,16 @@ static int statm_show(const struct proc_node *n, struct seq *s)
 
 /* ---- maps, smaps ---- */
 
-/* The name column, or NULL: the program's path, [heap], [stack]. */
-static const char *vma_name(const struct task *t, const struct vma *v)
+/* The name column, or NULL: the program's or its loader's path, a mapped
+ * file's (made in buf), [heap], [stack]. */
+static const char *vma_name(const struct task *t, const struct vma *v, char *buf, size_t size)
 {
 	if (v->flags & VM_EXE)
 		return t->exe;
+	if (v->flags & VM_INTERP)
+		return t->us->interp;
+	if (v->flags & VM_FILE)
+		return vfs_file_path(v->priv, buf, size) > 0 ? buf : NULL;
 	if (v->flags & VM_STACK)
 		return "[stack]";
 	if (is_heap(t->us, v))
@@ -248,10 +253,19 @@ static const char *vma_name(const struct task *t, const struct vma *v)
 static void map_line(struct seq *s, const struct task *t, const struct vma *v,
 		     uint32_t dev, uint64_t ino)
 {
-	const char *name = vma_name(t, v);
-	bool exe = v->flags & VM_EXE;
+	static char path[PATH_MAX_LEN];	/* one CPU; maps are made in one go */
+	const char *name = vma_name(t, v, path, sizeof(path));
+	bool exe = v->flags & (VM_EXE | VM_INTERP | VM_FILE);
 	size_t start = s->len;
 
+	if (v->flags & VM_FILE) {	/* the mapped file's own identity */
+		const struct inode *n = ((struct file *)v->priv)->inode;
+		dev = n->sb->dev;
+		ino = n->ino;
+	} else if (v->flags & VM_INTERP) {
+		dev = 0;		/* the loader: a copy, as the program's segments */
+		ino = 0;
+	}
 	seq_printf(s, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ", v->start, v->end,
 		   v->flags & VM_READ ? 'r' : '-', v->flags & VM_WRITE ? 'w' : '-',
 		   v->flags & VM_EXEC ? 'x' : '-', v->flags & VM_SHARED ? 's' : 'p',

@@ -372,6 +372,7 @@ struct uspace *uspace_copy(struct uspace *src)
 		return NULL;
 	us->brk_start = src->brk_start;
 	us->brk = src->brk;
+	memcpy(us->interp, src->interp, sizeof(us->interp));
 	for (struct vma *v = src->vmas; v; v = v->next) {
 		if (v->flags & VM_SPECIAL)
 			continue;	/* perf rings: Linux's VM_DONTCOPY */

@@ -14,6 +14,7 @@
 #define VM_SHARED	0x80	/* MAP_SHARED */
 #define VM_EXE		0x100	/* a segment of the program's ELF file (pgoff: its file offset) */
 #define VM_FILE		0x200	/* a file's pages (ops->fault fills them; pgoff: file offset) */
+#define VM_INTERP	0x400	/* a segment of the dynamic loader (its path: us->interp) */
 
 struct vma;
 /* A driver's mapping (VM_SPECIAL, VM_FILE): may_split answers 0 or an errno
@@ -47,6 +48,7 @@ struct uspace {
 	uint64_t mmap_base;	/* top-down mmap allocations start below this */
 	uint64_t covered_from;	/* VMAs cover [covered_from, mmap_base) without a gap */
 	int refs;		/* tasks sharing it (CLONE_VM) */
+	char interp[64];	/* the dynamic loader's path, "" for a static program */
 	/* Where the loader put argv's and envp's strings and the initial sp
 	 * (Linux's mm->arg_start ...): /proc/PID/cmdline, environ and stat. */
 	uint64_t arg_start, arg_end, env_start, env_end, start_stack;

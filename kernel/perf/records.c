@@ -154,6 +154,8 @@ static const char *vma_name(const struct task *t, const struct vma *v, uint64_t 
 	*pgoff = v->pgoff;
 	if (v->flags & VM_EXE)
 		return t->exe;
+	if (v->flags & VM_INTERP)
+		return us->interp;
 	if (v->flags & VM_FILE)
 		return vfs_file_path(f, buf, size) > 0 ? buf : "//anon";
 	if (v->flags & VM_SPECIAL)

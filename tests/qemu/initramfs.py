@@ -8,8 +8,11 @@ decimal, the envc environment strings.
 """
 import argparse
 import os
+import re
 import shlex
 import stat
+import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -57,6 +60,40 @@ def runlist(records):
     return b"".join(out)
 
 
+PT_INTERP = 3
+
+
+def elf_interp(data):
+    """The dynamic loader an x86-64 ELF names (PT_INTERP), or None."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return None
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        ptype, = struct.unpack_from("<I", data, phoff + i * phentsize)
+        if ptype == PT_INTERP:
+            off, _, _, size = struct.unpack_from("<QQQQ", data, phoff + i * phentsize + 8)
+            return data[off:off + size].rstrip(b"\0").decode()
+    return None
+
+
+def shared_objects(host):
+    """What a dynamically linked program needs at run time, as ldd lists it: absolute paths
+    of its libraries and its loader."""
+    out = subprocess.run(["ldd", str(host)], capture_output=True, text=True, check=True).stdout
+    return re.findall(r"(/\S+) \(0x", out)
+
+
+def dirs_of(path, seen):
+    """Directory entries for every folder above path not made yet."""
+    parts = Path(path).parts[1:-1]
+    for i in range(len(parts)):
+        d = "/".join(parts[:i + 1])
+        if d not in seen:
+            seen.add(d)
+            yield Entry(d, stat.S_IFDIR | 0o755)
+
+
 def split_args(args):
     """A program's arguments: a list is taken as it is, a string is split as sh would."""
     return list(args) if isinstance(args, (list, tuple)) else shlex.split(args)
@@ -66,10 +103,11 @@ def program_tree(programs, env=None):
     """programs: [(host_path, args)] in run order -> (entries, run list records).
 
     Each program lands in /bin/NAME (a second one of the same name in /bin/mN/NAME), and is
-    run as NAME args: argv[0] is its name, as a shell gives it.
+    run as NAME args: argv[0] is its name, as a shell gives it. A dynamically linked one
+    brings what ldd lists (its loader and libraries) at the same paths.
     """
     entries = [Entry(d, stat.S_IFDIR | (0o1777 if d == "tmp" else 0o755)) for d in DIRS]
-    placed, records = {}, []
+    placed, records, libs, seen = {}, [], set(), set(DIRS)
     for host, args in programs:
         host = Path(host).resolve()
         name = host.name
@@ -78,8 +116,16 @@ def program_tree(programs, env=None):
             path = f"/bin/{name}" if not taken else f"/bin/m{taken}/{name}"
             if taken:
                 entries.append(Entry(f"bin/m{taken}", stat.S_IFDIR | 0o755))
-            entries.append(Entry(path, stat.S_IFREG | 0o755, host.read_bytes()))
+            data = host.read_bytes()
+            entries.append(Entry(path, stat.S_IFREG | 0o755, data))
             placed[host] = path
+            # A dynamically linked program brings its loader and libraries, at the paths
+            # the host's ldd gives them.
+            for lib in shared_objects(host) if elf_interp(data) else []:
+                if lib not in libs:
+                    libs.add(lib)
+                    entries += list(dirs_of(lib, seen))
+                    entries.append(Entry(lib, stat.S_IFREG | 0o755, Path(lib).read_bytes()))
         records.append((placed[host], [name] + split_args(args),
                         DEFAULT_ENV if env is None else env))
     entries.append(Entry("etc/runlist", stat.S_IFREG | 0o644, runlist(records)))
