@@ -38,7 +38,7 @@ KERNEL_C := \
 	kernel/elf.c kernel/fd.c kernel/signal.c \
 	kernel/tty.c kernel/n_tty.c kernel/n_tty_output.c kernel/n_tty_read.c \
 	kernel/syscall.c kernel/sys_fd.c kernel/sys_mm.c kernel/sys_time.c kernel/sys_proc.c \
-	kernel/sysfs.c kernel/test/sysfs.c kernel/runlist.c \
+	kernel/sysfs.c kernel/test/sysfs.c \
 	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c kernel/sys_copy.c \
 	kernel/fs/inode.c kernel/fs/namei.c kernel/fs/ops.c kernel/fs/file.c kernel/fs/ramfs.c \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
@@ -64,6 +64,9 @@ KERNEL32 := $(BUILD)/pmuos32.elf
 ISO := $(BUILD)/pmuos.iso
 
 include user/user.mk
+
+# Every initramfs carries /init (user/init.c), this build's.
+export PMUOS_INIT := $(abspath $(BUILD)/user/init)
 
 .PHONY: all kernel iso run test debug bench deps clean fuzz unit
 all: $(ISO) $(KERNEL32)
@@ -109,7 +112,7 @@ $(KERNEL32): $(KERNEL)
 
 # The default image: the kernel and the test programs as modules, in order.
 module_arg = $(1)$(if $(USER_ARGS_$(notdir $(1))),:$(USER_ARGS_$(notdir $(1))))
-$(ISO): $(KERNEL) $(USER_TEST_PROGS) tests/qemu/image.py
+$(ISO): $(KERNEL) $(USER_TEST_PROGS) $(BUILD)/user/init tests/qemu/image.py tests/qemu/initramfs.py
 	$(PYTHON) tests/qemu/image.py --kernel $(KERNEL) -o $@ \
 		$(foreach p,$(USER_TEST_PROGS),--module '$(call module_arg,$(p))')
 
@@ -128,21 +131,21 @@ TIMEOUT ?= 300
 CMDLINE ?=
 # ARGS reaches run.py through the environment (make exports command-line variables), so
 # quotes in it are the shell's to parse, once: ARGS="sh -c 'echo hi'" gives three words.
-run: deps $(KERNEL32) $(BUILD)/user/demo
+run: deps $(KERNEL32) $(BUILD)/user/demo $(BUILD)/user/init
 	$(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
 		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
 		--program '$(if $(PROG),$(PROG),$(BUILD)/user/demo)' --args "$$ARGS"
 
 test: deps
-	$(MAKE) all $(BUILD)/user/oracle-init $(BUILD)/user/fuzz $(UNIT_PROGS)
+	$(MAKE) all $(BUILD)/user/init $(BUILD)/user/fuzz $(UNIT_PROGS)
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --kernel32 $(KERNEL32) --iso $(ISO) \
-		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/test-logs \
+		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) $(if $(RUNS),--runs $(RUNS)) \
 		--unit-dir $(BUILD)/unit --fuzz-program $(BUILD)/user/fuzz \
 		--fuzz-seeds $(TEST_FUZZ_SEEDS) --fuzz-calls $(TEST_FUZZ_CALLS) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
 
-bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/oracle-init
+bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
 		--log-dir $(BUILD)/bench-logs
 
@@ -154,7 +157,7 @@ CALLS ?= 100000
 FUZZ_ARGS ?=
 TEST_FUZZ_SEEDS ?= 1,2,3,4
 TEST_FUZZ_CALLS ?= 50000
-fuzz: deps $(KERNEL) $(BUILD)/user/fuzz
+fuzz: deps $(KERNEL) $(BUILD)/user/fuzz $(BUILD)/user/init
 	$(PYTHON) tests/qemu/fuzz.py --kernel $(KERNEL) --program $(BUILD)/user/fuzz \
 		$(if $(SEED),--seed $(SEED)) --calls $(CALLS) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)') \
 		--log-dir $(BUILD)/fuzz-logs

@@ -1,7 +1,7 @@
 /* How tasks end and are waited for: exit, exit_group, fatal signals, the
  * zombie a process leaves until its parent's wait4 or waitid reaps it,
- * orphans going to the kernel (pmuos's init: it reaps them at once), and the
- * run list's programs, whose sessions end with them. */
+ * orphans going to init (pid 1), and init itself, which the kernel reaps:
+ * then whatever is left is killed, and the machine halts with its status. */
 #include "syscall.h"
 #include "panic.h"
 #include "printk.h"
@@ -19,7 +19,8 @@
 #include <linux/resource.h>
 #include <linux/wait.h>
 
-int task_reaped_status;
+int task_init_status;
+#define INIT_PID	1
 
 /* Linux's status word as a shell shows it: the code, or 128 + signal. */
 static int shell_status(int wstatus)
@@ -68,13 +69,11 @@ void task_reap_dead(void)
 		bool thread = t != t->leader;
 		if (!thread && (t->parent || !process_dead(t)))
 			continue;
-		if (t->runlist) {
-			task_reaped_status = shell_status(t->wait_status);
-			printk("== exit %s status=%d\n", t->comm, task_reaped_status);
-			/* The session leader is gone: its session goes too (the
-			 * hangup its terminal would send, made certain). */
+		if (t->pid == INIT_PID) {
+			/* init is gone: so is everything else (Linux would panic). */
+			task_init_status = shell_status(t->wait_status);
 			for (struct task *s = sched_first(); s; s = s->next)
-				if (s->sid == t->sid && s != t && s->state != TASK_ZOMBIE)
+				if (s != t && s->state != TASK_ZOMBIE)
 					signal_force(s, SIGKILL, NULL);
 		}
 		sched_remove(t);
@@ -120,10 +119,18 @@ __noreturn void task_exit(int wstatus, bool group)
 	t->vfork_parent = NULL;		/* a vfork parent runs on */
 	t->state = TASK_ZOMBIE;
 	if (process_dead(leader)) {
-		/* Orphans go to the kernel, which reaps them. */
-		for (struct task *c = sched_first(); c; c = c->next)
-			if (c->parent == leader)
-				c->parent = NULL;
+		/* Orphans go to init (or, init gone, to the kernel, which reaps
+		 * them); a zombie among them tells init at once. */
+		struct task *init = task_by_pid(INIT_PID);
+		if (init == leader || (init && init->state == TASK_ZOMBIE))
+			init = NULL;
+		for (struct task *c = sched_first(); c; c = c->next) {
+			if (c->parent != leader)
+				continue;
+			c->parent = init;
+			if (init && c == c->leader && process_dead(c))
+				notify_parent(c);
+		}
 		notify_parent(leader);
 	}
 	schedule();

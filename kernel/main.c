@@ -1,6 +1,6 @@
 /* The kernel's entry from boot/entry.asm: bring the machine up in order, test
- * it (unless ktest=0), run the programs of the run list, send /out to the
- * host, halt. */
+ * it (unless ktest=0), run /init (which runs the run list), send /out to
+ * the host, halt with init's status. */
 #include "apic.h"
 #include "cmdline.h"
 #include "console.h"
@@ -10,7 +10,6 @@
 #include "idt.h"
 #include "ioapic.h"
 #include "ktest.h"
-#include "runlist.h"
 #include "fs/initramfs.h"
 #include "multiboot.h"
 #include "panic.h"
@@ -67,7 +66,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	if (cmdline_ulong("ktest", 1))	// make run passes ktest=0
 		ktest_run_all();
 	hostout_selftest();	// hostout.selftest=N
-	runlist_run();		// the programs
+	int status = task_run_init();	// /init and the run list
 	outdir_send("/out");	// files for the host
-	machine_halt(0);
+	machine_halt(status);
 }

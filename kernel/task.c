@@ -134,46 +134,31 @@ void task_build_stack(struct task *t, const struct pt_regs *user)
 	t->kernel_rsp = (uint64_t)sp;
 }
 
-/* The "== run" line: the name and the arguments after argv[0]. */
-static void print_run(const char *path, const struct exec_args *args)
-{
-	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-
-	printk("== run %s", name);
-	for (int i = 1; i < args->argc; i++)
-		printk(" %s", args->argv[i]);
-	printk("\n");
-}
-
 static bool no_tasks_left(void *arg)
 {
 	return !sched_first();
 }
 
-int task_run(const char *path, const struct exec_args *args)
+int task_run_init(void)
 {
+	static const char *const argv[] = { "/init" }, *const envp[] = { "HOME=/", "TERM=linux" };
+	const struct exec_args args = { .argc = 1, .argv = argv, .envc = 2, .envp = envp };
 	struct task *t = task_alloc();
 	int err = -ENOMEM;
 
-	print_run(path, args);
 	if (!t || !(t->fds = fd_table_new()) || (err = dev_open_console(t->fds)))
 		goto fail;
-	t->pgid = t->sid = t->pid;	/* a session leader, as init's children are */
-	t->runlist = true;
+	t->pgid = t->sid = t->pid;	/* pid 1, the session leader of the console */
 	signal_init(&t->sig);
 	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;
-	if ((err = exec_into(t, path, args, regs)))
+	if ((err = exec_into(t, argv[0], &args, regs)))
 		goto fail;
 	task_build_stack(t, regs);
 	sched_add(t);
-	/* The program, and what it leaves behind: when it has gone, the
-	 * processes of its session get SIGKILL (the hangup a session leader's
-	 * exit sends its terminal's processes), and the kernel reaps them. */
-	sched_idle(no_tasks_left, NULL);
-	return task_reaped_status;
+	sched_idle(no_tasks_left, NULL);	/* init, and whatever outlives it */
+	return task_init_status;
 fail:
-	printk("pmuos: cannot start %s: error %d\n", path, err);
-	printk("== exit %s status=%d\n", t ? t->comm : "?", 127);
+	printk("pmuos: cannot run /init: error %d\n", err);
 	if (t)
 		task_free(t);
 	return 127;

@@ -50,7 +50,7 @@ struct task {
 	int wait_status;		/* the status word wait4 reports */
 	int exit_signal;		/* sent to the parent at exit (SIGCHLD; 0 for threads) */
 	bool exiting;
-	bool runlist;			/* started by the kernel from the run list */
+
 	bool group_exit;		/* exit_group or a fatal signal: every thread goes */
 	struct task *vfork_parent;	/* CLONE_VFORK: waits until this one execs or exits */
 	/* task_wait's sleep: runnable again when cond(arg), past deadline, or a
@@ -96,13 +96,12 @@ void task_build_stack(struct task *t, const struct pt_regs *user);
 
 /* The FXSAVE image a new program starts with. */
 void task_fpu_init(struct task *t);
-/* The exit status of the last run-list program the kernel reaped. */
-extern int task_reaped_status;
+/* init's exit status, as a shell reports it, once the kernel reaped it. */
+extern int task_init_status;
 
-/* Start the program at path (an absolute path in the file system) as a new
- * process of the kernel's, run it and every process it leaves behind to
- * their end; returns its exit status as a shell reports it. */
-int task_run(const char *path, const struct exec_args *args);
+/* Run /init as pid 1 and every process until all have ended; returns
+ * init's status (the machine halts with it). */
+int task_run_init(void);
 /* An exception raised by user code: demand paging, else a signal. */
 void task_user_exception(struct pt_regs *regs);
 /* A page fault taken by the kernel on a user address (in a user copy):

@@ -21,7 +21,7 @@ USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx dynamic startup-
 USER_BENCH_PROGS := $(BUILD)/user/bench
 USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv $(BUILD)/user/cxx \
 	$(BUILD)/user/dynamic \
-	$(BUILD)/user/demo $(BUILD)/user/oracle-init
+	$(BUILD)/user/demo $(BUILD)/user/init
 
 # Arguments for a program's run list record (on both kernels), by name.
 # --expect-status=N tells the harness the program passes by exiting with status N.
@@ -33,7 +33,7 @@ USER_ARGS_startup-pie := alpha beta
 
 USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \
 	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
-	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/demo.o $(BUILD)/user/oracle-init.o \
+	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/demo.o $(BUILD)/user/init.o \
 	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
 
 $(USER_UAPI)/.stamp:
@@ -76,7 +76,7 @@ $(BUILD)/user/segv: $(BUILD)/user/tests/segv.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 
-$(BUILD)/user/demo $(BUILD)/user/oracle-init: $(BUILD)/user/%: $(BUILD)/user/%.o
+$(BUILD)/user/demo $(BUILD)/user/init: $(BUILD)/user/%: $(BUILD)/user/%.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 

@@ -305,9 +305,13 @@ static void sched_in_all(void)
 			}
 		}
 	}
+	/* Rotation runs only while a group waits for a counter: no stray
+	 * interrupt once the last one has gone or its task is off the CPU. */
 	if (starved && !rotation_timer.pending) {
 		rotation_timer.fn = rotation_tick;
 		timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
+	} else if (!starved && rotation_timer.pending) {
+		timer_del(&rotation_timer);
 	}
 }
 

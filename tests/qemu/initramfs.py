@@ -2,7 +2,8 @@
 """tests/qemu/initramfs.py: the initramfs both kernels boot: a cpio newc archive with the programs
 under /bin, the run list /etc/runlist (argv and envp byte for byte), and a folder tree.
 
-The run list's format (kernel/runlist.c reads it on pmuos, user/oracle-init.c on Linux):
+/init is user/init.c on both kernels (the kernel runs it as pid 1): it reads the run list, whose
+format is
 NUL-terminated fields, per program: the path, argc in decimal, the argc arguments, envc in
 decimal, the envc environment strings.
 """
@@ -16,6 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
+# The /init both kernels run: the Makefile names its build's (PMUOS_INIT).
+DEFAULT_INIT = os.environ.get("PMUOS_INIT") or str(ROOT / "build" / "user" / "init")
 # What every program gets unless the caller says otherwise; the same on both kernels.
 DEFAULT_ENV = ["HOME=/", "TERM=linux", "PATH=/bin:/usr/bin:/sbin:/usr/sbin"]
 # Folders every image has: / as a Linux system expects it, /out for files to the host.
@@ -132,10 +136,14 @@ def program_tree(programs, env=None):
     return entries, records
 
 
-def build(programs, extra=(), env=None):
-    """The archive: the program tree, then extra entries (later ones win, as in Linux)."""
+def build(programs, extra=(), env=None, init=None):
+    """The archive: /init, the program tree, then extra entries (later ones win, as in
+    Linux)."""
+    init = Path(init or DEFAULT_INIT)
+    if not init.is_file():
+        raise FileNotFoundError(f"no {init}: build it first (make user)")
     entries, _ = program_tree(programs, env)
-    return cpio(entries + list(extra))
+    return cpio([Entry("init", stat.S_IFREG | 0o755, init.read_bytes())] + entries + list(extra))
 
 
 def main():

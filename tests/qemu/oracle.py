@@ -17,7 +17,7 @@ import initramfs  # noqa: E402
 import run  # noqa: E402  (SerialInput)
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_INIT = ROOT / "build" / "user" / "oracle-init"
+DEFAULT_INIT = initramfs.DEFAULT_INIT
 XZ_MAGIC = b"\xfd7zXZ\x00"
 
 # The QEMU settings pmuos is run under too (DESIGN.md, "Tests"), so instruction counts compare.
@@ -115,11 +115,10 @@ def fetch_kernel(refresh=False):
 
 
 def build_initramfs(programs, init):
-    """The initramfs pmuos boots (tests/qemu/initramfs.py: /bin, /etc/runlist), plus /init and
-    the /dev/console node Linux opens for it."""
-    extra = [initramfs.Entry("dev/console", 0o020600, rdev=(5, 1)),
-             initramfs.Entry("init", 0o100755, Path(init).read_bytes())]
-    return initramfs.build(programs, extra)
+    """The initramfs pmuos boots (tests/qemu/initramfs.py: /init, /bin, /etc/runlist), plus
+    the /dev/console node Linux opens for init (pmuos makes its /dev itself)."""
+    return initramfs.build(programs, [initramfs.Entry("dev/console", 0o020600, rdev=(5, 1))],
+                           init=init)
 
 
 def _boot(cmd, timeout, stdin_data=None, stdin_after=None):
