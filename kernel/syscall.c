@@ -66,6 +66,8 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(clock_nanosleep, sys_clock_nanosleep),
 	SYSCALL(exit_group, sys_exit),
 	SYSCALL(tgkill, sys_tgkill),
+	SYSCALL(rt_sigqueueinfo, sys_rt_sigqueueinfo),
+	SYSCALL(rt_tgsigqueueinfo, sys_rt_tgsigqueueinfo),
 	SYSCALL(ppoll, sys_ppoll),
 	SYSCALL(dup3, sys_dup3),
 	SYSCALL(getrandom, sys_getrandom),

@@ -112,6 +112,7 @@ static void build_kernel_stack(struct task *t, const struct pt_regs *user)
 static void task_free(struct task *t)
 {
 	perf_task_exit(t);
+	signal_flush(&t->sig);
 	fd_close_all(&t->fds);
 	if (t->cwd)
 		inode_put(t->cwd);

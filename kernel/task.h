@@ -41,6 +41,9 @@ struct task {
 
 extern struct task *current;
 
+/* t's soft limit of resource (RLIMIT_*), sys_info.c. */
+uint64_t task_rlimit(const struct task *t, unsigned resource);
+
 /* The task with this pid (or tid), or NULL: the lookup /proc and later
  * kill and wait use. One task at a time today: current, when it matches. */
 struct task *task_by_pid(int pid);
