@@ -168,6 +168,11 @@ static void write_addr(int dr, uint64_t addr)
 
 static void load_dr7(void)
 {
+	/* DR6 is sticky and itrace's #DB stub never clears it: a BS of its
+	 * steps would make the first hit look like a step too. From here on
+	 * every #DB reaches hw_breakpoint_handler, which clears it. */
+	if (!hw_breakpoint_armed)
+		write_dr6(DR6_RESERVED);
 	hw_breakpoint_armed = dr7 & DR_LOCAL_ENABLE_MASK;
 	write_dr7(dr7);
 }
