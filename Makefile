@@ -54,7 +54,7 @@ KERNEL_C := \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
 	kernel/perf/persistent.c \
-	kernel/perf/aux.c kernel/pmu/itrace.c kernel/test/aux.c \
+	kernel/perf/aux.c kernel/pmu/itrace.c kernel/pmu/breakpoint.c kernel/test/aux.c \
 	kernel/hostout.c kernel/lib/crc32.c kernel/test/hostout.c
 
 KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \

@@ -95,6 +95,9 @@ static long do_clone(const struct clone_args_k *ca)
 	 * pending signals not. */
 	t->sig = p->sig;
 	t->sig.pending = 0;
+	t->sig.queue = NULL;		/* the real-time queue is the creator's own */
+	t->sig.queue_tail = &t->sig.queue;
+	t->sig.nr_queued = 0;
 	if (flags & CLONE_THREAD) {
 		t->tgid = p->tgid;
 		t->leader = p->leader;

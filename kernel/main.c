@@ -15,6 +15,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "perf/internal.h"
+#include "pmu/breakpoint.h"
 #include "pmu/pmu.h"
 #include "syscall.h"
 #include "task.h"
@@ -62,6 +63,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	printk("pmuos 0.1\n");
 	print_banner();
 	x86_pmu_init();		// hardware PMU, or its model
+	hw_breakpoint_init();	// breakpoint PMU: DR0-DR3
 	fs_init();		// initramfs, /dev, /proc, /sys
 	if (cmdline_ulong("ktest", 1))	// make run passes ktest=0
 		ktest_run_all();

@@ -10,6 +10,7 @@
 #include "traps.h"
 #include "x86.h"
 #include "lib/string.h"
+#include "mm/kmalloc.h"
 #include "mm/paging.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
@@ -52,7 +53,65 @@ static const char *const signal_names[32] = {
 void signal_init(struct signal_state *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->queue_tail = &s->queue;
 	s->altstack.ss_flags = SS_DISABLE;
+}
+
+static bool is_rt(int sig)
+{
+	return sig >= SIGRTMIN;
+}
+
+#define STANDARD_MASK	(sigbit(SIGRTMIN) - 1)
+
+unsigned signal_queued(const struct signal_state *s)
+{
+	unsigned n = s->nr_queued;
+
+	for (uint64_t m = s->pending & STANDARD_MASK; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+/* Remove the first queued instance of sig (into *info if not NULL);
+ * false if none is queued. */
+static bool dequeue(struct signal_state *s, int sig, siginfo_t *info)
+{
+	for (struct sigqueue **link = &s->queue, *q; (q = *link); link = &q->next) {
+		if (q->info.si_signo != sig)
+			continue;
+		*link = q->next;
+		if (s->queue_tail == &q->next)
+			s->queue_tail = link;
+		if (info)
+			*info = q->info;
+		kfree(q);
+		s->nr_queued--;
+		return true;
+	}
+	return false;
+}
+
+static bool queued(const struct signal_state *s, int sig)
+{
+	for (const struct sigqueue *q = s->queue; q; q = q->next)
+		if (q->info.si_signo == sig)
+			return true;
+	return false;
+}
+
+/* Every pending instance of sig goes (ignored by sigaction, or exit). */
+static void discard(struct signal_state *s, int sig)
+{
+	while (dequeue(s, sig, NULL))
+		;
+	s->pending &= ~sigbit(sig);
+}
+
+void signal_flush(struct signal_state *s)
+{
+	for (int sig = 1; sig <= NSIGNALS; sig++)
+		discard(s, sig);
 }
 
 static bool default_ignored(int sig)
@@ -70,22 +129,44 @@ static bool ignored(struct signal_state *s, int sig)
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && default_ignored(sig));
 }
 
-void signal_send(struct task *t, int sig, const siginfo_t *info)
+int signal_send(struct task *t, int sig, const siginfo_t *info)
 {
 	struct signal_state *s = &t->sig;
+	siginfo_t kinfo;
 
 	if (ignored(s, sig) && !(s->blocked & sigbit(sig)))
-		return;		/* discarded at once, as Linux does */
-	if (s->pending & sigbit(sig))
-		return;		/* one instance of each signal is queued */
-	if (info) {
-		s->info[sig] = *info;
-	} else {
-		memset(&s->info[sig], 0, sizeof(siginfo_t));
-		s->info[sig].si_signo = sig;
-		s->info[sig].si_code = SI_KERNEL;
+		return 0;	/* discarded at once, as Linux does */
+	if (!info) {
+		memset(&kinfo, 0, sizeof(kinfo));
+		kinfo.si_signo = sig;
+		kinfo.si_code = SI_KERNEL;
 	}
+	if (!is_rt(sig)) {
+		if (s->pending & sigbit(sig))
+			return 0;	/* one instance of each standard signal */
+		s->info[sig] = info ? *info : kinfo;
+		s->pending |= sigbit(sig);
+		return 0;
+	}
+	struct sigqueue *q = NULL;
+	if (signal_queued(s) < task_rlimit(t, RLIMIT_SIGPENDING))
+		q = kmalloc(sizeof(*q));
+	if (!q) {
+		/* Linux: a kill() or the kernel's own signal is still sent,
+		 * its info lost; sigqueue, tgkill, SIGIO's and timers' fail. */
+		if (info && info->si_code != SI_USER)
+			return -EAGAIN;
+		s->pending |= sigbit(sig);
+		return 0;
+	}
+	q->next = NULL;
+	q->info = info ? *info : kinfo;
+	q->info.si_signo = sig;
+	*s->queue_tail = q;
+	s->queue_tail = &q->next;
+	s->nr_queued++;
 	s->pending |= sigbit(sig);
+	return 0;
 }
 
 void signal_force(struct task *t, int sig, const siginfo_t *info)
@@ -96,7 +177,7 @@ void signal_force(struct task *t, int sig, const siginfo_t *info)
 		s->action[sig].handler = (uint64_t)SIG_DFL;
 		s->blocked &= ~sigbit(sig);
 	}
-	s->pending &= ~sigbit(sig);	/* the fault's own info wins */
+	discard(s, sig);	/* the fault's own info wins */
 	signal_send(t, sig, info);
 }
 
@@ -192,6 +273,25 @@ static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigact
 	return 0;
 }
 
+/* The next instance of pending sig: the standard one, or the oldest one
+ * queued; a real-time signal whose info was lost (the queue was full) reads
+ * as a kill() from no one, as on Linux. */
+static void take(struct signal_state *s, int sig, siginfo_t *info)
+{
+	if (!is_rt(sig)) {
+		*info = s->info[sig];
+		s->pending &= ~sigbit(sig);
+		return;
+	}
+	if (!dequeue(s, sig, info)) {
+		memset(info, 0, sizeof(*info));
+		info->si_signo = sig;
+		info->si_code = SI_USER;
+	}
+	if (!queued(s, sig))
+		s->pending &= ~sigbit(sig);
+}
+
 void signal_deliver(struct pt_regs *regs)
 {
 	struct signal_state *s = &current->sig;
@@ -199,9 +299,9 @@ void signal_deliver(struct pt_regs *regs)
 	while (s->pending & ~s->blocked) {
 		int sig = __builtin_ctzl(s->pending & ~s->blocked) + 1;
 		struct kernel_sigaction ka = s->action[sig];
-		siginfo_t info = s->info[sig];
+		siginfo_t info;
 
-		s->pending &= ~sigbit(sig);
+		take(s, sig, &info);
 		if (ka.handler == (uint64_t)SIG_IGN || (ka.handler == (uint64_t)SIG_DFL &&
 							default_ignored(sig)))
 			continue;
@@ -293,7 +393,7 @@ long sys_rt_sigaction(long sig, long uact, long uoact, long sigsetsize)
 		ka.mask &= ~UNBLOCKABLE;
 		s->action[sig] = ka;
 		if (ignored(s, sig))
-			s->pending &= ~sigbit(sig);
+			discard(s, sig);
 	}
 	return 0;
 }
@@ -407,10 +507,10 @@ static long send_to(struct task *t, long sig, int code)
 	siginfo_t info = { .si_signo = sig, .si_code = code };
 	info.si_pid = current->tgid;
 	info.si_uid = 0;
-	signal_send(t, sig, &info);
+	long r = signal_send(t, sig, &info);
 	if (t != current)
 		sched_wakeup();	/* it may be sleeping: EINTR, or its handler */
-	return 0;
+	return r;
 }
 
 /* A process-directed signal goes to its first thread (Linux picks one that
@@ -474,4 +574,41 @@ long sys_tkill(long tid, long sig)
 	if (!t)
 		return -ESRCH;
 	return send_to(t, sig, SI_TKILL);
+}
+
+/* The caller's own siginfo; to another process only with a negative
+ * si_code other than SI_TKILL (it cannot pose as kill() or the kernel).
+ * tgid: the thread group the target must be in (rt_tgsigqueueinfo). */
+static long queue_info(int tgid, int pid, long sig, long uinfo)
+{
+	siginfo_t info;
+
+	if (copy_from_user(&info, (void *)uinfo, sizeof(info)))
+		return -EFAULT;
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) && pid != current->tgid)
+		return -EPERM;
+	struct task *t = task_by_pid(pid);
+	if (!t || (tgid && t->tgid != tgid))
+		return -ESRCH;
+	if (sig < 0 || sig > NSIGNALS)
+		return -EINVAL;
+	if (sig == 0 || t->state == TASK_ZOMBIE)
+		return 0;
+	info.si_signo = sig;
+	long r = signal_send(t, sig, &info);
+	if (t != current)
+		sched_wakeup();
+	return r;
+}
+
+long sys_rt_sigqueueinfo(long pid, long sig, long uinfo)
+{
+	return queue_info(current->pid, (int)pid, sig, uinfo);
+}
+
+long sys_rt_tgsigqueueinfo(long tgid, long tid, long sig, long uinfo)
+{
+	if ((int)tgid <= 0 || (int)tid <= 0)
+		return -EINVAL;
+	return queue_info((int)tgid, (int)tid, sig, uinfo);
 }

@@ -19,10 +19,23 @@ static_assert(sizeof(struct kernel_sigaction) == 32, "rt_sigaction ABI");
 
 #define NSIGNALS 64
 
+/* One queued instance of a real-time signal (Linux's struct sigqueue). */
+struct sigqueue {
+	struct sigqueue *next;
+	siginfo_t info;
+};
+
+/* Standard signals coalesce: one pending instance each, its info in
+ * info[]. Real-time ones queue: every instance is a sigqueue in sending
+ * order, as many as RLIMIT_SIGPENDING allows (standard ones pending count
+ * too, as on Linux). A later issue's threads keep one of these per thread
+ * besides the process's shared one. */
 struct signal_state {
 	struct kernel_sigaction action[NSIGNALS + 1];	/* index = signal number */
 	uint64_t blocked, pending;
-	siginfo_t info[NSIGNALS + 1];	/* one queued instance per signal */
+	siginfo_t info[SIGRTMIN];	/* the standard signals' one instance each */
+	struct sigqueue *queue, **queue_tail;	/* real-time instances, oldest first */
+	unsigned nr_queued;
 	stack_t altstack;
 };
 
@@ -32,8 +45,15 @@ static inline uint64_t sigbit(int sig)
 }
 
 void signal_init(struct signal_state *s);
-/* Queue sig for t (info may be NULL for a plain SI_KERNEL signal). */
-void signal_send(struct task *t, int sig, const siginfo_t *info);
+/* Drop every pending signal and free the queue (the task exits). */
+void signal_flush(struct signal_state *s);
+/* Queue sig for t (info may be NULL for a plain SI_KERNEL signal). Not
+ * from NMI context (it may allocate): interrupts off or on. -EAGAIN when a
+ * real-time signal with an info of its own (sigqueue, SIGIO's, a timer's)
+ * finds the queue at RLIMIT_SIGPENDING, as Linux's __send_signal; else 0. */
+int signal_send(struct task *t, int sig, const siginfo_t *info);
+/* Pending instances counted against RLIMIT_SIGPENDING (/proc's SigQ). */
+unsigned signal_queued(const struct signal_state *s);
 /* A synchronous signal (a fault): delivered even if blocked or ignored,
  * in which case its action is reset to the default first, as Linux does. */
 void signal_force(struct task *t, int sig, const siginfo_t *info);
@@ -51,3 +71,5 @@ long sys_sigaltstack(long uss, long uoss);
 long sys_kill(long pid, long sig);
 long sys_tgkill(long tgid, long tid, long sig);
 long sys_tkill(long tid, long sig);
+long sys_rt_sigqueueinfo(long pid, long sig, long uinfo);
+long sys_rt_tgsigqueueinfo(long tgid, long tid, long sig, long uinfo);

@@ -32,7 +32,7 @@ static const struct rlimit64 rlimit_default[RLIM_NLIMITS] = {
 	[RLIMIT_MEMLOCK] = { 8 * MiB, 8 * MiB },
 	[RLIMIT_AS] = { RLIM_INF, RLIM_INF },
 	[RLIMIT_LOCKS] = { RLIM_INF, RLIM_INF },
-	[RLIMIT_SIGPENDING] = { 1024, 1024 },
+	[RLIMIT_SIGPENDING] = { 1798, 1798 },	/* the oracle's (Linux derives it from memory) */
 	[RLIMIT_MSGQUEUE] = { 819200, 819200 },
 	[RLIMIT_NICE] = { 0, 0 },
 	[RLIMIT_RTPRIO] = { 0, 0 },
@@ -46,6 +46,11 @@ static struct rlimit64 *limits(void)
 		current->rlim_set = true;
 	}
 	return current->rlim;
+}
+
+uint64_t task_rlimit(const struct task *t, unsigned resource)
+{
+	return (t->rlim_set ? t->rlim : rlimit_default)[resource].rlim_cur;
 }
 
 long sys_prlimit64(long pid, long resource, long unew, long uold)

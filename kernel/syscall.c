@@ -77,6 +77,8 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(waitid, sys_waitid),
 	SYSCALL(futex, sys_futex),
 	SYSCALL(tgkill, sys_tgkill),
+	SYSCALL(rt_sigqueueinfo, sys_rt_sigqueueinfo),
+	SYSCALL(rt_tgsigqueueinfo, sys_rt_tgsigqueueinfo),
 	SYSCALL(ppoll, sys_ppoll),
 	SYSCALL(dup3, sys_dup3),
 	SYSCALL(getrandom, sys_getrandom),

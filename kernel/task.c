@@ -106,6 +106,7 @@ struct task *task_alloc(void)
 
 void task_free(struct task *t)
 {
+	signal_flush(&t->sig);
 	if (t->fds)
 		fd_table_put(t->fds);
 	if (t->cwd)

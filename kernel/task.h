@@ -68,6 +68,9 @@ struct task {
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
 };
 
+/* t's soft limit of resource (RLIMIT_*), sys_info.c. */
+uint64_t task_rlimit(const struct task *t, unsigned resource);
+
 /* The task with this pid (or tid), or NULL (zombies included). */
 struct task *task_by_pid(int pid);
 /* The smallest pid >= from of a live task, or -1: how /proc lists them. */

@@ -4,6 +4,7 @@
 #include "nmi.h"
 #include "panic.h"
 #include "perf/perf_event.h"
+#include "pmu/breakpoint.h"
 #include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "printk.h"
@@ -90,7 +91,9 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 	}
 	if (user_mode(regs))
 		itrace_user_entry(regs);	/* the tracer's TF is not the program's */
-	if (v < 32) {
+	if (v == X86_TRAP_DB && hw_breakpoint_handler(regs)) {
+		/* breakpoint hits alone: nothing for the program or the tracer */
+	} else if (v < 32) {
 		if (user_mode(regs))
 			task_user_exception(regs);
 		else

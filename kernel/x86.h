@@ -125,6 +125,26 @@ DEFINE_CR(3)
 DEFINE_CR(4)
 #undef DEFINE_CR
 
+/* Debug registers DR0-DR3 (addresses), DR6 (status), DR7 (control). */
+#define DEFINE_DR(n)							\
+	static inline uint64_t read_dr##n(void)				\
+	{								\
+		uint64_t v;						\
+		__asm__ volatile("mov %%db" #n ", %0" : "=r"(v));	\
+		return v;						\
+	}								\
+	static inline void write_dr##n(uint64_t v)			\
+	{								\
+		__asm__ volatile("mov %0, %%db" #n : : "r"(v) : "memory"); \
+	}
+DEFINE_DR(0)
+DEFINE_DR(1)
+DEFINE_DR(2)
+DEFINE_DR(3)
+DEFINE_DR(6)
+DEFINE_DR(7)
+#undef DEFINE_DR
+
 static inline void invlpg(uint64_t va)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");

@@ -176,9 +176,10 @@ static int status_show(const struct proc_node *n, struct seq *s)
 	seq_kb(s, "VmPTE:\t", 8, 0);
 	seq_kb(s, "VmSwap:\t", 8, 0);
 	seq_kb(s, "HugetlbPages:\t", 8, 0);
-	seq_printf(s, "CoreDumping:\t0\nTHP_enabled:\t1\nThreads:\t1\nSigQ:\t0/%d\n"
+	seq_printf(s, "CoreDumping:\t0\nTHP_enabled:\t1\nThreads:\t1\nSigQ:\t%u/%d\n"
 		   "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\nSigIgn:\t%016lx\n"
-		   "SigCgt:\t%016lx\n", pid_max > 1798 ? 1798 : pid_max, 0ul,
+		   "SigCgt:\t%016lx\n", signal_queued(&t->sig),
+		   (int)task_rlimit(t, RLIMIT_SIGPENDING), 0ul,
 		   t->sig.pending, t->sig.blocked, sig_set(t, true), sig_set(t, false));
 	seq_puts(s, "CapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\n"
 		 "CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n"

@@ -115,12 +115,20 @@ void perf_pmu_unregister(struct pmu *pmu)
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err)
 {
+	return perf_event_alloc_target(attr, group_leader, 0, err);
+}
+
+struct perf_event *perf_event_alloc_target(const struct perf_event_attr *attr,
+					   struct perf_event *group_leader, int target_pid,
+					   int *err)
+{
 	struct perf_event *e = kzalloc(sizeof(*e));
 
 	*err = -ENOMEM;
 	if (!e)
 		return NULL;
 	e->attr = *attr;
+	e->target_pid = target_pid;
 	e->group_leader = group_leader ? group_leader : e;
 	e->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
 	e->oncpu = -1;

@@ -105,6 +105,11 @@ void perf_init(void);
 uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift);
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err);
+/* The same for an event that follows task target_pid (0: CPU-wide), which
+ * event_init sees in e->target_pid (the breakpoint PMU's slot count). */
+struct perf_event *perf_event_alloc_target(const struct perf_event_attr *attr,
+					   struct perf_event *group_leader, int target_pid,
+					   int *err);
 void perf_event_free(struct perf_event *e);
 /* References: each fd's file and a persistent event's own; the last put
  * takes the event out of its context and frees it. */

@@ -145,7 +145,17 @@ long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
 			return err;
 		if (attr.type != e->attr.type)
 			return -EINVAL;
-		return -EOPNOTSUPP;	/* breakpoints only */
+		if (!e->pmu->modify)
+			return -EOPNOTSUPP;	/* breakpoints only */
+		/* As Linux: sig_data first, then the PMU's own fields with the
+		 * event disabled; attr.disabled says whether it runs after,
+		 * whatever came of the change. */
+		e->attr.sig_data = attr.sig_data;
+		perf_event_disable(e);
+		err = e->pmu->modify(e, &attr);
+		if (!e->attr.disabled)
+			perf_event_enable(e);
+		return err;
 	}
 	case PERF_EVENT_IOC_DETACH:
 		return perf_event_detach(e);

@@ -158,7 +158,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	if (attr.inherit && (attr.sample_type & PERF_SAMPLE_READ))
 		return -EINVAL;
 
-	e = perf_event_alloc(&attr, leader, &err);
+	e = perf_event_alloc_target(&attr, leader, task ? task->pid : 0, &err);
 	if (!e)
 		return err;
 	e->cpu = cpu;

@@ -192,7 +192,17 @@ void perf_pending_work(struct perf_event *e)
 	push_pending(e);
 }
 
-/* SIGIO (or F_SETSIG's signal) to the file's owner, if it asked (O_ASYNC). */
+/* Signals whose si_codes mean something of their own: F_SETSIG's info
+ * says SI_SIGIO there instead of POLL_* (Linux's sig_specific_sicodes). */
+static bool specific_codes(int sig)
+{
+	return sig == SIGILL || sig == SIGFPE || sig == SIGSEGV || sig == SIGBUS ||
+	       sig == SIGTRAP || sig == SIGCHLD || sig == SIGPOLL || sig == SIGSYS;
+}
+
+/* SIGIO (or F_SETSIG's signal) to the file's owner, if it asked (O_ASYNC).
+ * F_SETSIG's signal carries the fd, si_code and si_band; a real-time one
+ * that finds its queue full falls back to a plain SIGIO, as on Linux. */
 static void send_sigio(struct perf_event *e, int reason)
 {
 	struct file *f = e->file;
@@ -200,21 +210,23 @@ static void send_sigio(struct perf_event *e, int reason)
 
 	if (!f || !t || !(f->flags & FASYNC) || !f->owner_pid)
 		return;
-	if (f->owner_pid != t->pid && f->owner_pid != -t->pid)
+	if (f->owner_pid != t->tgid && f->owner_pid != -t->pgid)
 		return;
-	if (!f->sig) {
-		signal_send(t, SIGIO, NULL);
-		return;
-	}
-	siginfo_t info = { .si_signo = f->sig, .si_code = reason };
-	info.si_band = reason == POLL_HUP ? POLLHUP | POLLERR : POLLIN | POLLRDNORM;
-	for (unsigned fd = 0; fd < NR_FDS; fd++) {
-		if (t->fds->file[fd] == f) {
-			info.si_fd = fd;
-			break;
+	if (f->sig) {
+		siginfo_t info = { .si_signo = f->sig, .si_code = reason };
+		if (f->sig != SIGPOLL && specific_codes(f->sig))
+			info.si_code = SI_SIGIO;
+		info.si_band = reason == POLL_HUP ? POLLHUP | POLLERR : POLLIN | POLLRDNORM;
+		for (unsigned fd = 0; fd < NR_FDS; fd++) {
+			if (t->fds->file[fd] == f) {
+				info.si_fd = fd;
+				break;
+			}
 		}
+		if (!signal_send(t, f->sig, &info))
+			return;
 	}
-	signal_send(t, f->sig, &info);
+	signal_send(t, SIGIO, NULL);
 }
 
 static void send_sigtrap(struct perf_event *e)
@@ -324,6 +336,12 @@ int perf_event_overflow_addr(struct perf_event *e, struct pt_regs *regs, uint64_
 		push_pending(e);
 	}
 	perf_event_output(e, regs, addr);
+	/* Linux's overflow path: with a fasync owner, every overflow queues
+	 * a wake-up and its signal, ring or none, whatever wakeup_events says
+	 * (poll's readiness still follows the ring's rules). */
+	struct file *f = READ_ONCE(e->file);
+	if (f && (READ_ONCE(f->flags) & FASYNC))
+		perf_pending_work(e);
 	if (e->attr.sigtrap) {
 		e->pending_addr = (e->attr.sample_type & PERF_SAMPLE_ADDR) ? addr : 0;
 		e->pending_sigtrap = true;

@@ -76,6 +76,10 @@ struct pmu_attr {
  * setup_aux/free_aux optional (seed 002): the driver's private AUX state.
  * event_mapped/event_unmapped optional: the event's control page was mapped
  *                into / unmapped from the current task (x86: user RDPMC).
+ * modify(e, attr) optional (PERF_EVENT_IOC_MODIFY_ATTRIBUTES): take attr's
+ *                changes in place, with e disabled; -errno leaves e as it
+ *                was. Without it the ioctl is EOPNOTSUPP (Linux: only
+ *                breakpoints can be modified).
  * pmc_width      bits of the counters, for the mmap page (0: no RDPMC).
  */
 struct pmu {
@@ -98,6 +102,7 @@ struct pmu {
 	void (*free_aux)(void *aux);
 	void (*event_mapped)(struct perf_event *e);
 	void (*event_unmapped)(struct perf_event *e);
+	int (*modify)(struct perf_event *e, struct perf_event_attr *attr);
 	unsigned pmc_width;
 
 	struct pmu *next;		/* registration list */
@@ -121,6 +126,7 @@ struct perf_event {
 	uint64_t id;			/* PERF_EVENT_IOC_ID, PERF_FORMAT_ID */
 	int oncpu;			/* 0 while on the PMU, -1 otherwise */
 	int cpu;			/* perf_event_open's cpu: -1 or 0 */
+	int target_pid;			/* the task it follows; 0: CPU-wide */
 
 	struct perf_event *group_leader;
 	struct perf_event *sibling_next;	/* the leader's siblings, in order */

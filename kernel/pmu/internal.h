@@ -48,6 +48,9 @@ struct x86_pmu {
 	const uint64_t *event_map;	/* PERF_COUNT_HW_* -> event select; 0: not on this CPU */
 	const struct pmu_attr *format;	/* sysfs format/ */
 	bool full_width_write;		/* Intel: counters written through IA32_A_PMCx */
+	/* The highest attr.precise_ip (Linux's caps/max_precise): 0 without
+	 * PEBS or IBS; 3 for the model, whose samples have no skid at all. */
+	unsigned max_precise;
 
 	/* The counters event select config may use, as an hw.idx mask. */
 	uint64_t (*constraint)(uint64_t config);

@@ -30,6 +30,7 @@
  * its instructions count as kernel ones, and exclude_kernel counts of
  * traced code stay exact. */
 #include "itrace.h"
+#include "breakpoint.h"
 #include "../idt.h"
 #include "../panic.h"
 #include "../timer.h"
@@ -165,7 +166,9 @@ static void fast_off(struct itrace *it)
  * chunk (emit arms the timer for that). */
 static void fast_on(struct itrace *it)
 {
-	if (it->tracing && itrace_tf_ours && !it->slow) {
+	/* Not while a breakpoint is armed: the stub would take its #DB for a
+	 * step (breakpoint.c tells them apart by DR6, on the slow path). */
+	if (it->tracing && itrace_tf_ours && !it->slow && !hw_breakpoint_armed) {
 		itrace_fast.end = it->blk_end;
 		if (itrace_fast.pos != it->buf)
 			itrace_fast.limit = it->buf + ITRACE_BUF_SIZE;

@@ -45,6 +45,9 @@ static void x86_pmu_sysfs_init(void)
 			snprintf(event_strings[i] + n, sizeof(event_strings[i]) - n, ",umask=0x%02lx", umask);
 		*a++ = (struct pmu_attr){ hw_event_names[i], event_strings[i] };
 	}
+	static char max_precise[4];
+	snprintf(max_precise, sizeof(max_precise), "%u", x86_pmu.max_precise);
+	caps_attrs[0].value = max_precise;
 	caps_attrs[1].value = x86_pmu.pmu_name;
 	if (!x86_pmu.pmu_name)
 		caps_attrs[1].name = NULL;
@@ -115,6 +118,9 @@ void x86_pmu_init(void)
 		sim_init(x86_pmu_handle_irq);
 		err = intel_pmu_init();
 		assert(!err);
+		/* The model samples the instruction that overflowed, exactly:
+		 * zero skid, what precise_ip 3 asks of PEBS. */
+		x86_pmu.max_precise = 3;
 	}
 	/* PMIs are NMIs: they reach the handler inside interrupts-off code.
 	 * The model raises its PMIs from its timer interrupt instead, so it

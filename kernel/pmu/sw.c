@@ -140,9 +140,7 @@ static void sw_del(struct perf_event *e, int flags)
 	e->active_next = NULL;
 }
 
-/* One occurrence overflows the period of a sampling event: samples every
- * sample_period occurrences; throttled events count but do not sample. */
-static void sw_overflow(struct perf_event *e, uint64_t n, struct pt_regs *regs, uint64_t addr)
+void perf_swevent_overflow(struct perf_event *e, uint64_t n, struct pt_regs *regs, uint64_t addr)
 {
 	struct hw_perf_event *hw = &e->hw;
 
@@ -167,7 +165,7 @@ void perf_sw_event(unsigned id, uint64_t n, struct pt_regs *regs, uint64_t addr)
 			continue;
 		e->count += n;
 		if (is_sampling_event(e) && regs)
-			sw_overflow(e, n, regs, addr);
+			perf_swevent_overflow(e, n, regs, addr);
 	}
 }
 

@@ -168,8 +168,8 @@ static int x86_pmu_event_init(struct perf_event *e)
 			return -ENOENT;
 		attr->config &= PERF_HW_EVENT_MASK;	/* as Linux's perf_init_event */
 	}
-	if (attr->precise_ip)
-		return -EOPNOTSUPP;	/* no PEBS or IBS: x86_pmu_max_precise() is 0 */
+	if (attr->precise_ip > x86_pmu.max_precise)
+		return -EOPNOTSUPP;	/* Linux's x86_pmu_max_precise(): no PEBS or IBS here */
 	if ((attr->sample_regs_user | attr->sample_regs_intr) & PERF_REG_EXTENDED_MASK)
 		return -EINVAL;		/* no XMM registers in samples */
 

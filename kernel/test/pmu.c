@@ -305,8 +305,11 @@ KTEST(pmu_event_init_errnos)
 	KEXPECT_EQ(init_event(&e, PERF_TYPE_RAW, ~ARCH_PERFMON_EVENTSEL_ANY), 0);
 	KEXPECT_EQ(e.hw.config & ~(uint64_t)(ARCH_PERFMON_EVENTSEL_INT | ARCH_PERFMON_EVENTSEL_USR |
 					     ARCH_PERFMON_EVENTSEL_OS), x86_pmu.raw_event_mask);
+	/* precise_ip up to what the PMU has: the model's zero skid is 3. */
+	e.attr.precise_ip = 3;
+	KEXPECT_EQ(pmu->event_init(&e), x86_pmu.max_precise == 3 ? 0 : -EOPNOTSUPP);
 	e.attr.precise_ip = 1;
-	KEXPECT_EQ(pmu->event_init(&e), -EOPNOTSUPP);
+	KEXPECT_EQ(pmu->event_init(&e), x86_pmu.max_precise ? 0 : -EOPNOTSUPP);
 	init_event(&e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	e.attr.exclude_kernel = 1;
 	KEXPECT_EQ(pmu->event_init(&e), 0);

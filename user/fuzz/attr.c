@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include <time.h>
+#include <linux/hw_breakpoint.h>
 #include <pmuos/itrace.h>
 #include <pmuos/perf_ext.h>
 
@@ -34,8 +35,9 @@ static uint32_t random_type(void)
 		PERF_TYPE_RAW, PERF_TYPE_BREAKPOINT, PERF_TYPE_MAX,
 	};
 
-	switch (fz_below(12)) {
+	switch (fz_below(13)) {
 	case 0: case 1: case 2: case 3: return PERF_TYPE_SOFTWARE;
+	case 11: return PERF_TYPE_BREAKPOINT;
 	case 4: return PERF_TYPE_HARDWARE;
 	case 5: return PERF_TYPE_RAW;
 	case 6: return PERF_TYPE_HW_CACHE;
@@ -231,6 +233,39 @@ static void wild_rest(struct perf_event_attr *a)
 		a->sample_period = fz_value();
 }
 
+/* Breakpoints (type 5): mostly what Linux takes (W, RW or X; lengths 1, 2, 4, 8, X 8) on
+ * what the work touches (the scratch pages it faults, which system calls also fill, and
+ * fz_op_work's code), now and then anything: R alone, bad lengths, misaligned, kernel and
+ * non-canonical addresses. */
+static void plausible_bp(struct perf_event_attr *a)
+{
+	static const uint32_t types[] = {
+		HW_BREAKPOINT_W, HW_BREAKPOINT_RW, HW_BREAKPOINT_X, HW_BREAKPOINT_W,
+		HW_BREAKPOINT_RW, HW_BREAKPOINT_R, HW_BREAKPOINT_EMPTY, HW_BREAKPOINT_INVALID,
+	};
+	static const uint32_t lens[] = { 1, 2, 4, 8, 8, 3, 0, 16 };
+	uint8_t *scratch = fz_scratch();
+
+	a->bp_type = fz_one_in(16) ? (uint32_t)fz_value() : FZ_PICK(types);
+	a->bp_len = fz_one_in(16) ? fz_value() : a->bp_type == HW_BREAKPOINT_X ? 8 : FZ_PICK(lens);
+	switch (fz_below(6)) {
+	case 0: case 1:
+		a->bp_addr = (uint64_t)(scratch + fz_below(8) * FZ_PAGE);
+		break;
+	case 2:
+		a->bp_addr = (uint64_t)(scratch + fz_below(16 * FZ_PAGE)) & ~7ull;
+		break;
+	case 3:
+		a->bp_addr = (uint64_t)fz_op_work;
+		break;
+	case 4:
+		a->bp_addr = fz_one_in(2) ? 0x7ffffffff000ull - 8 * fz_below(3) : fz_value();
+		break;
+	default:
+		a->bp_addr = (uint64_t)(scratch + fz_below(64));
+	}
+}
+
 void fz_random_attr(struct perf_event_attr *attr, size_t *size)
 {
 	static const int clocks[] = {
@@ -253,6 +288,8 @@ void fz_random_attr(struct perf_event_attr *attr, size_t *size)
 		if (fz_one_in(16))
 			attr->aux_watermark = fz_value();
 	}
+	if (attr->type == PERF_TYPE_BREAKPOINT && !fz_one_in(8))
+		plausible_bp(attr);
 	random_sampling(attr);
 	attr->clockid = fz_one_in(4) ? FZ_PICK(clocks) : CLOCK_MONOTONIC;
 	attr->sig_data = fz_value();

@@ -4,6 +4,7 @@
 #include "ktap.h"
 #include "perf.h"
 
+#include <asm/perf_regs.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -77,6 +78,49 @@ TEST(exact_samples_of_a_user_loop)
 	}
 	perf_ring_unmap(pc);
 	close(fd);
+}
+
+/* instructions:pp (precise_ip 2) with the interrupted registers: the model has no skid, so
+ * it takes precise_ip up to its caps/max_precise (3), and every sample is in the loop with
+ * sample_regs_intr's IP equal to the sample's. SKIP where there is no hardware PMU. */
+TEST(precise_ip_with_sample_regs_intr)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	const uint64_t n = 10000;
+
+	attr.sample_period = 1000;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_INTR;
+	attr.sample_regs_intr = 1ull << PERF_REG_X86_IP | 1ull << PERF_REG_X86_AX;
+	attr.precise_ip = 2;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	int fd = perf_open_hw_attr(&attr, -1);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, DATA_PAGES);
+
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	counted_loop(n);
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	unsigned samples = 0, outside = 0, mismatched = 0;
+	uint64_t pos = pc->data_tail;
+	struct { struct perf_event_header h; uint64_t ip, abi, ax, rip; } s;
+	while (perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, &s, sizeof(s))) {
+		samples++;
+		outside += s.ip < (uint64_t)loop_start || s.ip >= (uint64_t)loop_end;
+		mismatched += s.abi != PERF_SAMPLE_REGS_ABI_64 || s.rip != s.ip;
+	}
+	EXPECT_EQ(samples, (3 * n + 4) / 1000);
+	EXPECT_EQ(outside, 0);
+	EXPECT_EQ(mismatched, 0);
+	perf_ring_unmap(pc);
+	close(fd);
+	/* caps/max_precise says the same */
+	char buf[8] = "";
+	int cf = open("/sys/bus/event_source/devices/cpu/caps/max_precise", O_RDONLY);
+	ASSERT_GE(cf, 0);
+	EXPECT_GT(read(cf, buf, sizeof(buf) - 1), 0);
+	EXPECT_STREQ(buf, "3\n");
+	close(cf);
 }
 
 /* Seed 004: a new period and a throttle stop and start the event on the
