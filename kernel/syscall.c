@@ -144,6 +144,19 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(linkat, sys_linkat),
 	SYSCALL(symlink, sys_symlink),
 	SYSCALL(symlinkat, sys_symlinkat),
+	/* pipes, eventfd, select, epoll */
+	SYSCALL(pipe, sys_pipe),
+	SYSCALL(pipe2, sys_pipe2),
+	SYSCALL(eventfd, sys_eventfd),
+	SYSCALL(eventfd2, sys_eventfd2),
+	SYSCALL(select, sys_select),
+	SYSCALL(pselect6, sys_pselect6),
+	SYSCALL(epoll_create, sys_epoll_create),
+	SYSCALL(epoll_create1, sys_epoll_create1),
+	SYSCALL(epoll_ctl, sys_epoll_ctl),
+	SYSCALL(epoll_wait, sys_epoll_wait),
+	SYSCALL(epoll_pwait, sys_epoll_pwait),
+	SYSCALL(epoll_pwait2, sys_epoll_pwait2),
 	SYSCALL(perf_event_open, sys_perf_event_open),
 };
 

@@ -129,4 +129,19 @@ long sys_link(long uold, long unew);
 long sys_linkat(long odirfd, long uold, long ndirfd, long unew, long flags);
 long sys_symlink(long utarget, long upath);
 long sys_symlinkat(long utarget, long dirfd, long upath);
+/* pipe.c, eventfd.c, sys_poll.c, epoll.c */
+long sys_pipe(long ufds);
+long sys_pipe2(long ufds, long flags);
+long sys_eventfd(long initval);
+long sys_eventfd2(long initval, long flags);
+long sys_select(long n, long uin, long uout, long uex, long utv);
+long sys_pselect6(long n, long uin, long uout, long uex, long uts, long usig);
+long sys_epoll_create(long size);
+long sys_epoll_create1(long flags);
+long sys_epoll_ctl(long epfd, long op, long fd, long uevent);
+long sys_epoll_wait(long epfd, long uevents, long max, long timeout_ms);
+long sys_epoll_pwait(long epfd, long uevents, long max, long timeout_ms, long usigmask,
+		     long sigsetsize);
+long sys_epoll_pwait2(long epfd, long uevents, long max, long uts, long usigmask,
+		      long sigsetsize);
 long sys_perf_event_open(long uattr, long pid, long cpu, long group_fd, long flags);

@@ -4,6 +4,7 @@
  * a read sees the state of that moment, and nothing can go stale. */
 #include "sysfs.h"
 #include "fd.h"
+#include "pipe.h"
 #include "panic.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
@@ -106,6 +107,9 @@ static const struct { const char *name; const long *value; } accounting[] = {
 	{ "perf_aux_areas",	&perf_stats.aux_areas },
 	{ "pmu_counters_used",	&x86_pmu_counters_used },
 	{ "timers_pending",	&timers_pending },
+	{ "pipes",		&pipes_alive },
+	{ "eventfds",		&eventfds_alive },
+	{ "epolls",		&epolls_alive },
 	{ "inodes",		&inodes_alive },
 	{ "file_pages",		&ramfs_pages },
 };
