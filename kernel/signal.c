@@ -443,6 +443,12 @@ static int not_caller(const struct task *t, long id)
 	return t->tgid != current->tgid;
 }
 
+long sys_pause(void)
+{
+	task_wait(NULL, NULL, 0);	/* until a signal */
+	return -EINTR;
+}
+
 long sys_kill(long pid, long sig)
 {
 	if (sig < 0 || sig > NSIGNALS)

@@ -4,6 +4,7 @@
  * a read sees the state of that moment, and nothing can go stale. */
 #include "sysfs.h"
 #include "fd.h"
+#include "itimer.h"
 #include "pipe.h"
 #include "panic.h"
 #include "lib/string.h"
@@ -110,6 +111,8 @@ static const struct { const char *name; const long *value; } accounting[] = {
 	{ "pipes",		&pipes_alive },
 	{ "eventfds",		&eventfds_alive },
 	{ "epolls",		&epolls_alive },
+	{ "posix_timers",	&posix_timers_alive },
+	{ "timerfds",		&timerfds_alive },
 	{ "inodes",		&inodes_alive },
 	{ "file_pages",		&ramfs_pages },
 };

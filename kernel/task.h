@@ -12,6 +12,7 @@
 struct exec_args;
 struct inode;
 struct perf_event_context;
+struct proc_timers;
 struct pt_regs;
 struct uspace;
 
@@ -66,6 +67,8 @@ struct task {
 	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
+	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
+	bool did_exec;			/* execve'd since its fork (setpgid's EACCES) */
 };
 
 /* The task with this pid (or tid), or NULL (zombies included). */
