@@ -311,16 +311,24 @@ static long do_epoll_wait(long epfd, long uevents, long max, uint64_t deadline)
 	if (!is_epoll(f))
 		return -EINVAL;
 	struct eventpoll *ep = f->priv;
+	long n;
+	file_get(f);		/* a sibling thread may close epfd meanwhile */
 	for (;;) {
-		long n = collect(ep, (struct epoll_event *)uevents, max);
+		n = collect(ep, (struct epoll_event *)uevents, max);
 		if (n || deadline == POLL_NO_WAIT)
-			return n;
+			break;
 		int r = task_wait(any_due, ep, deadline);
-		if (r == -EINTR)
-			return -EINTR;
-		if (r == -ETIMEDOUT)
-			return collect(ep, (struct epoll_event *)uevents, max);
+		if (r == -EINTR) {
+			n = -EINTR;
+			break;
+		}
+		if (r == -ETIMEDOUT) {
+			n = collect(ep, (struct epoll_event *)uevents, max);
+			break;
+		}
 	}
+	file_put(f);
+	return n;
 }
 
 static uint64_t ms_deadline(long timeout_ms)

@@ -70,7 +70,18 @@ static bool ignored(struct signal_state *s, int sig)
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && default_ignored(sig));
 }
 
+static void send_locked(struct task *t, int sig, const siginfo_t *info);
+
+/* Interrupts off: timers (itimer.c) send from their interrupt. */
 void signal_send(struct task *t, int sig, const siginfo_t *info)
+{
+	uint64_t flags = irq_save();
+
+	send_locked(t, sig, info);
+	irq_restore(flags);
+}
+
+static void send_locked(struct task *t, int sig, const siginfo_t *info)
 {
 	struct signal_state *s = &t->sig;
 
