@@ -43,7 +43,6 @@ struct proc_timers {
 	struct task *leader;
 	struct itimer it[3];		/* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF */
 	struct itimer *posix;
-	int next_id;
 };
 
 long posix_timers_alive;
@@ -222,6 +221,26 @@ static struct proc_timers *timers_of(struct task *t)
 	return leader->timers;
 }
 
+/* Free the process's timer state when nothing in it is in use, so that
+ * the heap returns to its baseline (the accounting file) once a program's
+ * timers are gone. Syscall context. */
+static void timers_trim(struct task *t)
+{
+	struct proc_timers *pt = t->leader->timers;
+	uint64_t flags = irq_save();
+
+	if (pt && !pt->posix) {
+		bool idle = true;
+		for (int i = 0; i < 3; i++)
+			idle &= !pt->it[i].armed && !pt->it[i].interval_ns;
+		if (idle) {
+			t->leader->timers = NULL;
+			kfree(pt);
+		}
+	}
+	irq_restore(flags);
+}
+
 static void posix_free(struct itimer *it)
 {
 	disarm(it);
@@ -295,6 +314,7 @@ long sys_getitimer(long which, long uvalue)
 	if (!(pt = timers_of(current)))
 		return -ENOMEM;
 	get_itimer(&pt->it[which], &v);
+	timers_trim(current);
 	return copy_to_user((void *)uvalue, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
@@ -316,6 +336,7 @@ long sys_setitimer(long which, long unew, long uold)
 	struct itimer *it = &pt->it[which];
 	get_itimer(it, &old);
 	arm(it, tv_ns(&v.it_value), tv_ns(&v.it_interval));
+	timers_trim(current);
 	if (uold && copy_to_user((void *)uold, &old, sizeof(old)))
 		return -EFAULT;
 	return 0;
@@ -330,6 +351,7 @@ long sys_alarm(long seconds)
 		return -ENOMEM;
 	get_itimer(&pt->it[ITIMER_REAL], &old);
 	arm(&pt->it[ITIMER_REAL], (unsigned int)seconds * NSEC_PER_SEC, 0);
+	timers_trim(current);
 	/* Rounded to the nearest second, and never 0 while it was armed. */
 	if ((!old.it_value.tv_sec && old.it_value.tv_usec) || old.it_value.tv_usec >= 500000)
 		old.it_value.tv_sec++;
@@ -386,7 +408,8 @@ long sys_timer_create(long clock, long usevp, long uid)
 	struct itimer *it = kzalloc(sizeof(*it));
 	if (!it)
 		return -EAGAIN;
-	*it = (struct itimer){ .owner = pt, .which = -1, .id = pt->next_id++, .clock = clock };
+	*it = (struct itimer){ .owner = pt, .which = -1, .clock = clock };
+	it->id = current->leader->next_timer_id++ & INT32_MAX;
 	if (usevp) {
 		it->notify = ev.sigev_notify;
 		it->signo = ev.sigev_signo;
@@ -399,6 +422,7 @@ long sys_timer_create(long clock, long usevp, long uid)
 	}
 	if (put_user((int)it->id, (int *)uid)) {
 		kfree(it);
+		timers_trim(current);
 		return -EFAULT;
 	}
 	it->next = pt->posix;
@@ -478,6 +502,7 @@ long sys_timer_delete(long id)
 			*pp = it->next;
 			posix_free(it);
 			irq_restore(flags);
+			timers_trim(current);
 			return 0;
 		}
 	}

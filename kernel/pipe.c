@@ -343,6 +343,14 @@ static long pipefs_dname(struct inode *n, char *buf, size_t size)
 
 static const struct inode_ops pipefs_iops;
 
+int pipefs_init(void)
+{
+	if (!(pipefs = sb_new("pipefs", "pipefs", PIPEFS_MAGIC)))
+		return -ENOMEM;
+	pipefs->dname = pipefs_dname;
+	return 0;
+}
+
 /* One end: a file on the pipe's inode, counted as a reader or writer. */
 static struct file *pipe_file(struct pipe *p, unsigned flags)
 {
@@ -369,9 +377,7 @@ long sys_pipe2(long ufds, long flags)
 
 	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
 		return -EINVAL;
-	if (!pipefs && (pipefs = sb_new("pipefs", "pipefs", PIPEFS_MAGIC)))
-		pipefs->dname = pipefs_dname;
-	if (!pipefs || !(n = inode_new(pipefs, S_IFIFO | 0600, &pipefs_iops, &pipe_fops)))
+	if (!(n = inode_new(pipefs, S_IFIFO | 0600, &pipefs_iops, &pipe_fops)))
 		return -ENFILE;
 	if (!(p = pipe_alloc(n))) {
 		inode_put(n);

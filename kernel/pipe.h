@@ -10,5 +10,7 @@ struct inode;
 int fifo_open(struct inode *n, struct file *f);
 /* F_GETPIPE_SZ / F_SETPIPE_SZ; -EBADF when f is not a pipe. */
 long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);
+/* The pseudo file system of pipes' inodes (fs_init: before any pipe). */
+int pipefs_init(void);
 /* Pipes alive (accounting). */
 extern long pipes_alive;

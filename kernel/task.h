@@ -68,6 +68,7 @@ struct task {
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
 	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
+	int next_timer_id;		/* the leader's: the next POSIX timer's id */
 	bool did_exec;			/* execve'd since its fork (setpgid's EACCES) */
 };
 
