@@ -37,6 +37,8 @@ KERNEL_C := \
 	kernel/task.c kernel/sched.c kernel/fork.c kernel/exec.c kernel/exit.c kernel/futex.c \
 	kernel/elf.c kernel/fd.c kernel/signal.c \
 	kernel/tty.c kernel/n_tty.c kernel/n_tty_output.c kernel/n_tty_read.c \
+	kernel/pipe.c kernel/eventfd.c kernel/sys_poll.c kernel/epoll.c kernel/itimer.c \
+	kernel/timerfd.c kernel/sys_sched.c kernel/sys_pgrp.c \
 	kernel/syscall.c kernel/sys_fd.c kernel/sys_mm.c kernel/sys_time.c kernel/sys_proc.c \
 	kernel/sysfs.c kernel/test/sysfs.c \
 	kernel/sys_open.c kernel/sys_stat.c kernel/sys_namei.c kernel/sys_info.c kernel/sys_copy.c \

@@ -2,6 +2,7 @@
  * "#!" script naming one) replaces the task's address space, with Linux's
  * rules for what a new program keeps (descriptors without O_CLOEXEC, the
  * signal mask, ignored signals, pid, cwd, umask) and what it loses. */
+#include "itimer.h"
 #include "exec.h"
 #include "elf.h"
 #include "sched.h"
@@ -206,6 +207,8 @@ int exec_at(struct task *t, int dirfd, const char *path, unsigned lookup,
 	if (err)
 		return err;
 	close_on_exec(t->fds);
+	itimers_exec(t);		/* POSIX timers go; alarm and itimers stay */
+	t->did_exec = true;
 	reset_signals(&t->sig);
 	t->fs_base = 0;
 	t->clear_child_tid = 0;

@@ -11,6 +11,7 @@
 #include "tsc.h"
 #include "x86.h"
 #include "futex.h"
+#include "itimer.h"
 #include "fs/vfs.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
@@ -119,6 +120,7 @@ __noreturn void task_exit(int wstatus, bool group)
 	t->vfork_parent = NULL;		/* a vfork parent runs on */
 	t->state = TASK_ZOMBIE;
 	if (process_dead(leader)) {
+		itimers_exit(leader);	/* no signal for the dead */
 		/* Orphans go to init (or, init gone, to the kernel, which reaps
 		 * them); a zombie among them tells init at once. */
 		struct task *init = task_by_pid(INIT_PID);

@@ -31,6 +31,8 @@ void file_put(struct file *f)
 	assert(f->refs > 0);
 	if (--f->refs)
 		return;
+	if (f->epoll_items)
+		epoll_file_released(f);
 	if (f->ops->release)
 		f->ops->release(f);
 	if (f->inode)

@@ -16,6 +16,11 @@ struct file_ops {
 	long (*ioctl)(struct file *f, unsigned cmd, unsigned long arg);
 	/* Ready events now (POLLIN ...); waiting is the caller's business. */
 	unsigned (*poll)(struct file *f);
+	/* A number that changes whenever an event among events arrives (data
+	 * written, a timer expiring: the wake-ups of Linux's wait queues, with
+	 * their keys), so that epoll's edge-triggered items see a second edge
+	 * while readiness stays up. NULL: only rising poll bits are edges. */
+	unsigned long (*poll_seq)(struct file *f, unsigned events);
 	/* Fill in vma (already inserted, no pages yet) or fail with an errno. */
 	long (*mmap)(struct file *f, struct vma *vma);
 	long (*lseek)(struct file *f, long off, int whence);
@@ -39,6 +44,7 @@ struct file {
 	long pos;
 	int owner_pid;		/* F_SETOWN */
 	int sig;		/* F_SETSIG; 0 means SIGIO */
+	int epoll_items;	/* epoll interest lists naming it (epoll.c) */
 };
 
 #define NR_FDS 256
@@ -80,5 +86,9 @@ int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);
 struct file *fd_get(struct fd_table *t, unsigned int fd);
 int fd_close(struct fd_table *t, unsigned int fd);
 void fd_close_all(struct fd_table *t);
+/* epoll.c: f's last reference is going: it leaves every interest list. */
+void epoll_file_released(struct file *f);
 /* Open files across all processes (for the accounting file). */
 extern long files_open;
+/* eventfd and epoll instances alive (eventfd.c, epoll.c). */
+extern long eventfds_alive, epolls_alive;

@@ -129,7 +129,19 @@ static bool ignored(struct signal_state *s, int sig)
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && default_ignored(sig));
 }
 
+static int send_locked(struct task *t, int sig, const siginfo_t *info);
+
+/* Interrupts off: timers (itimer.c) send from their interrupt. */
 int signal_send(struct task *t, int sig, const siginfo_t *info)
+{
+	uint64_t flags = irq_save();
+	int r = send_locked(t, sig, info);
+
+	irq_restore(flags);
+	return r;
+}
+
+static int send_locked(struct task *t, int sig, const siginfo_t *info)
 {
 	struct signal_state *s = &t->sig;
 	siginfo_t kinfo;
@@ -541,6 +553,12 @@ static int pgid_is(const struct task *t, long id)
 static int not_caller(const struct task *t, long id)
 {
 	return t->tgid != current->tgid;
+}
+
+long sys_pause(void)
+{
+	task_wait(NULL, NULL, 0);	/* until a signal */
+	return -EINTR;
 }
 
 long sys_kill(long pid, long sig)

@@ -68,6 +68,7 @@ long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize);
 long sys_rt_sigpending(long uset, long sigsetsize);
 long sys_rt_sigreturn(void);
 long sys_sigaltstack(long uss, long uoss);
+long sys_pause(void);
 long sys_kill(long pid, long sig);
 long sys_tgkill(long tgid, long tid, long sig);
 long sys_tkill(long tid, long sig);

@@ -1,7 +1,8 @@
 /* Descriptor syscalls: read, write and their vectors, close, dup, fcntl,
- * ioctl, lseek, fstat, poll. Errors as Linux's fs/ gives them. */
+ * ioctl, lseek. Errors as Linux's fs/ gives them. */
 #include "syscall.h"
 #include "fd.h"
+#include "pipe.h"
 #include "task.h"
 #include "tsc.h"
 #include "x86.h"
@@ -20,7 +21,6 @@
 #include <linux/uio.h>
 
 #define MAX_RW_COUNT	(0x7fffffffl & PAGE_MASK)
-#define POLL_MAX_FDS	1024	/* RLIMIT_NOFILE */
 #define O_ASYNC		FASYNC
 #define SETFL_MASK	(O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
 
@@ -202,6 +202,9 @@ long sys_fcntl(long fd, long cmd, long arg)
 			return -EINVAL;
 		f->sig = arg;
 		return 0;
+	case F_GETPIPE_SZ:
+	case F_SETPIPE_SZ:
+		return pipe_fcntl(f, cmd, arg);
 	default:
 		return -EINVAL;
 	}
@@ -249,91 +252,4 @@ long sys_lseek(long fd, long off, long whence)
 	if (whence < SEEK_SET || whence > SEEK_HOLE)
 		return -EINVAL;
 	return f->ops->lseek(f, off, whence);
-}
-
-struct poll_set {
-	struct pollfd *fds;
-	long n;
-	long ready;
-};
-
-static bool poll_scan(void *arg)
-{
-	struct poll_set *ps = arg;
-
-	ps->ready = 0;
-	for (long i = 0; i < ps->n; i++) {
-		struct pollfd *p = &ps->fds[i];
-		struct file *f = p->fd < 0 ? NULL : get(p->fd);
-		if (p->fd < 0)
-			p->revents = 0;
-		else if (!f)
-			p->revents = POLLNVAL;
-		else
-			p->revents = (f->ops->poll ? f->ops->poll(f) : POLLIN | POLLOUT) &
-				     (p->events | POLLERR | POLLHUP);
-		ps->ready += p->revents != 0;
-	}
-	return ps->ready > 0;
-}
-
-/* deadline: 0 waits forever, 1 means do not wait. */
-static long do_poll(long ufds, long nfds, uint64_t deadline)
-{
-	struct poll_set ps = { .n = nfds };
-	long ret;
-
-	if (nfds < 0 || nfds > POLL_MAX_FDS)
-		return -EINVAL;
-	ps.fds = kmalloc(MAX(nfds, 1l) * sizeof(struct pollfd));
-	if (!ps.fds)
-		return -ENOMEM;
-	if (copy_from_user(ps.fds, (void *)ufds, nfds * sizeof(struct pollfd))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	if (poll_scan(&ps) || deadline == 1)
-		ret = ps.ready;
-	else
-		ret = task_wait(poll_scan, &ps, deadline) == -EINTR ? -EINTR : ps.ready;
-	for (long i = 0; i < nfds && ret >= 0; i++)
-		if (put_user(ps.fds[i].revents, &((struct pollfd *)ufds)[i].revents))
-			ret = -EFAULT;
-out:
-	kfree(ps.fds);
-	return ret;
-}
-
-long sys_poll(long ufds, long nfds, long timeout_ms)
-{
-	uint64_t deadline = timeout_ms < 0 ? 0 : timeout_ms == 0 ? 1 :
-			    rdtsc() + ns_to_tsc(timeout_ms * 1000000ul);
-	return do_poll(ufds, nfds, deadline);
-}
-
-long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize)
-{
-	struct __kernel_timespec ts;
-	uint64_t deadline = 0, saved = current->sig.blocked, mask;
-
-	if (uts) {
-		if (copy_from_user(&ts, (void *)uts, sizeof(ts)))
-			return -EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-			return -EINVAL;
-		deadline = ts.tv_sec == 0 && ts.tv_nsec == 0 ? 1 :
-			   rdtsc() + ns_to_tsc(ts.tv_sec * 1000000000ul + ts.tv_nsec);
-	}
-	if (usigmask) {
-		if (sigsetsize != sizeof(mask))
-			return -EINVAL;
-		if (copy_from_user(&mask, (void *)usigmask, sizeof(mask)))
-			return -EFAULT;
-		current->sig.blocked = mask & ~(sigbit(SIGKILL) | sigbit(SIGSTOP));
-	}
-	long r = do_poll(ufds, nfds, deadline);
-	/* A signal the temporary mask let through is delivered first; the
-	 * old mask returns with the signal frame (here: restored at once). */
-	current->sig.blocked = saved;
-	return r;
 }

@@ -129,4 +129,46 @@ long sys_link(long uold, long unew);
 long sys_linkat(long odirfd, long uold, long ndirfd, long unew, long flags);
 long sys_symlink(long utarget, long upath);
 long sys_symlinkat(long utarget, long dirfd, long upath);
+/* pipe.c, eventfd.c, sys_poll.c, epoll.c */
+long sys_pipe(long ufds);
+long sys_pipe2(long ufds, long flags);
+long sys_eventfd(long initval);
+long sys_eventfd2(long initval, long flags);
+long sys_select(long n, long uin, long uout, long uex, long utv);
+long sys_pselect6(long n, long uin, long uout, long uex, long uts, long usig);
+long sys_epoll_create(long size);
+long sys_epoll_create1(long flags);
+long sys_epoll_ctl(long epfd, long op, long fd, long uevent);
+long sys_epoll_wait(long epfd, long uevents, long max, long timeout_ms);
+long sys_epoll_pwait(long epfd, long uevents, long max, long timeout_ms, long usigmask,
+		     long sigsetsize);
+long sys_epoll_pwait2(long epfd, long uevents, long max, long uts, long usigmask,
+		      long sigsetsize);
+/* itimer.c, timerfd.c */
+long sys_alarm(long seconds);
+long sys_getitimer(long which, long uvalue);
+long sys_setitimer(long which, long unew, long uold);
+long sys_timer_create(long clock, long usevp, long uid);
+long sys_timer_settime(long id, long flags, long unew, long uold);
+long sys_timer_gettime(long id, long ucur);
+long sys_timer_getoverrun(long id);
+long sys_timer_delete(long id);
+long sys_timerfd_create(long clock, long flags);
+long sys_timerfd_settime(long fd, long flags, long unew, long uold);
+long sys_timerfd_gettime(long fd, long ucur);
+/* sys_sched.c, sys_pgrp.c */
+long sys_getrusage(long who, long uru);
+long sys_times(long ubuf);
+long sys_getcpu(long ucpu, long unode, long ucache);
+long sys_sched_setscheduler(long pid, long policy, long uparam);
+long sys_sched_getscheduler(long pid);
+long sys_sched_setparam(long pid, long uparam);
+long sys_sched_getparam(long pid, long uparam);
+long sys_sched_get_priority_max(long policy);
+long sys_sched_get_priority_min(long policy);
+long sys_setpgid(long pid, long pgid);
+long sys_getpgid(long pid);
+long sys_getpgrp(void);
+long sys_getsid(long pid);
+long sys_setsid(void);
 long sys_perf_event_open(long uattr, long pid, long cpu, long group_fd, long flags);

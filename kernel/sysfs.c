@@ -4,6 +4,8 @@
  * a read sees the state of that moment, and nothing can go stale. */
 #include "sysfs.h"
 #include "fd.h"
+#include "itimer.h"
+#include "pipe.h"
 #include "panic.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
@@ -106,6 +108,11 @@ static const struct { const char *name; const long *value; } accounting[] = {
 	{ "perf_aux_areas",	&perf_stats.aux_areas },
 	{ "pmu_counters_used",	&x86_pmu_counters_used },
 	{ "timers_pending",	&timers_pending },
+	{ "pipes",		&pipes_alive },
+	{ "eventfds",		&eventfds_alive },
+	{ "epolls",		&epolls_alive },
+	{ "posix_timers",	&posix_timers_alive },
+	{ "timerfds",		&timerfds_alive },
 	{ "inodes",		&inodes_alive },
 	{ "file_pages",		&ramfs_pages },
 };

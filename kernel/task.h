@@ -12,6 +12,7 @@
 struct exec_args;
 struct inode;
 struct perf_event_context;
+struct proc_timers;
 struct pt_regs;
 struct uspace;
 
@@ -66,6 +67,9 @@ struct task {
 	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
+	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
+	int next_timer_id;		/* the leader's: the next POSIX timer's id */
+	bool did_exec;			/* execve'd since its fork (setpgid's EACCES) */
 };
 
 /* t's soft limit of resource (RLIMIT_*), sys_info.c. */

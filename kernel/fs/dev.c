@@ -2,6 +2,7 @@
  * ttyS 4:64) and /dev, a RAM file system (devtmpfs) holding their nodes and
  * the fd, stdin, stdout, stderr links that udev makes on Linux. */
 #include "dev.h"
+#include "../pipe.h"
 #include "ramfs.h"
 #include "vfs.h"
 #include "../fd.h"
@@ -124,8 +125,10 @@ static const struct { const char *name, *target; } links[] = {
 
 int dev_open(struct inode *n, struct file *f)
 {
+	if (S_ISFIFO(n->mode))
+		return fifo_open(n, f);
 	if (!S_ISCHR(n->mode))
-		return -ENXIO;		/* block devices, fifos, sockets: none here */
+		return -ENXIO;		/* block devices, sockets: none here */
 	for (size_t i = 0; i < ARRAY_SIZE(chrdevs); i++) {
 		if (MKDEV(chrdevs[i].major, chrdevs[i].minor) != n->rdev)
 			continue;

@@ -65,6 +65,8 @@ long vfs_file_path(struct file *f, char *buf, size_t size)
 
 	if (!n)
 		return -ENOENT;
+	if (n->sb->dname)
+		return n->sb->dname(n, buf, size);
 	if (inode_is_dir(n) || !f->dir)
 		return vfs_path_of(n, buf, size);
 	if ((len = vfs_path_of(f->dir, buf, size)) < 0)

@@ -7,6 +7,7 @@
 #include "ramfs.h"
 #include "vfs.h"
 #include "../multiboot.h"
+#include "../pipe.h"
 #include "../panic.h"
 #include "../printk.h"
 #include "../lib/string.h"
@@ -40,8 +41,9 @@ void fs_init(void)
 			files += err;
 		frames_release(m->start, m->end);	/* its bytes are files now */
 	}
-	if ((err = dev_init()) || (err = proc_mount()) || (err = sysfs_mount()))
-		panic("cannot mount /dev, /proc or /sys: error %d", err);
+	if ((err = dev_init()) || (err = proc_mount()) || (err = sysfs_mount()) ||
+	    (err = pipefs_init()))
+		panic("cannot mount /dev, /proc, /sys or pipefs: error %d", err);
 	printk("pmuos: initramfs: %d entries\n", files);
 }
 

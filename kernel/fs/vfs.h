@@ -8,6 +8,7 @@
 struct file;
 struct file_ops;
 struct inode;
+struct pipe;
 struct statfs;
 
 #define NAME_MAX_LEN	255	/* a path component: longer is ENAMETOOLONG */
@@ -33,6 +34,9 @@ struct super_block {
 	struct inode *root;
 	struct inode *mountpoint;	/* the directory it covers; NULL for / */
 	uint64_t next_ino;
+	/* Names of its files in /proc/PID/fd links ("pipe:[INO]"), for file
+	 * systems nothing can be looked up in (Linux's d_dname); NULL: paths. */
+	long (*dname)(struct inode *n, char *buf, size_t size);
 	struct super_block *next;	/* in mount order, for /proc/mounts */
 };
 
@@ -102,6 +106,7 @@ struct inode {
 	char *name;
 	struct super_block *mounted;
 	void *priv;			/* the file system's own */
+	struct pipe *pipe;		/* FIFOs and pipes: the buffer while open */
 };
 
 /* Inodes */

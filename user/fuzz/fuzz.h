@@ -111,12 +111,14 @@ void fz_op_read(void);
 void fz_op_poll(void);
 void fz_op_fcntl(void);
 void fz_op_prctl(void);
+/* pipes, eventfds, epoll, select, timers (ipc.c) */
+void fz_op_ipc(void);
 
 /* ---- the trace and the tallies (trace.c) ---- */
 
 enum fz_call {
 	FZ_OPEN, FZ_CLOSE, FZ_DUP, FZ_IOCTL, FZ_READ, FZ_MMAP, FZ_MUNMAP, FZ_MPROTECT,
-	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_NR_CALLS
+	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_IPC, FZ_NR_CALLS
 };
 
 /* One call: its arguments as passed (pointers as numbers), the result, and for

@@ -331,7 +331,8 @@ static void one_call(void)
 	else if (w < 86) fz_op_poll();
 	else if (w < 91) fz_op_fcntl();
 	else if (w < 93) fz_op_prctl();
-	else if (w < 98) fz_op_work();
+	else if (w < 96) fz_op_work();
+	else if (w < 98) fz_op_ipc();
 	else fz_op_ring_check();
 }
 

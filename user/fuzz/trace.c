@@ -14,7 +14,7 @@ static const char *const call_names[FZ_NR_CALLS] = {
 	[FZ_IOCTL] = "ioctl", [FZ_READ] = "read", [FZ_MMAP] = "mmap", [FZ_MUNMAP] = "munmap",
 	[FZ_MPROTECT] = "mprotect", [FZ_CTL] = "ctl_write", [FZ_POLL] = "poll",
 	[FZ_FCNTL] = "fcntl", [FZ_PRCTL] = "prctl", [FZ_WORK] = "work",
-	[FZ_CHECK] = "ring_check", [FZ_RINGREAD] = "ring_read",
+	[FZ_CHECK] = "ring_check", [FZ_RINGREAD] = "ring_read", [FZ_IPC] = "ipc",
 };
 
 #define E(name) [name] = #name
