@@ -230,6 +230,7 @@ static void reap(struct task *c, bool keep)
 
 long sys_wait4(long pid, long ustatus, long options, long urusage)
 {
+	pid = (int)pid, options = (int)options;	/* pid_t, int: sign-extended as Linux does */
 	struct wait_opts w = { .options = options };
 
 	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
@@ -259,6 +260,7 @@ long sys_wait4(long pid, long ustatus, long options, long urusage)
 
 long sys_waitid(long idtype, long id, long uinfo, long options, long urusage)
 {
+	idtype = (int)idtype, id = (int)id, options = (int)options;
 	struct wait_opts w = { .options = options };
 
 	if (options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD |

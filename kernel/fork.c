@@ -9,6 +9,7 @@
 #include "x86.h"
 #include "fs/vfs.h"
 #include "lib/string.h"
+#include "mm/paging.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
 #include "perf/internal.h"
@@ -47,17 +48,17 @@ static bool vfork_done(void *arg)
 	return child->vfork_parent == NULL;
 }
 
-/* Write a tid into the child's memory (CLONE_CHILD_SETTID). */
+/* Write a tid into the child's memory (CLONE_CHILD_SETTID): its own space
+ * may not be the active one, and its page may be shared copy-on-write. */
 static int put_child_tid(struct task *child, uint64_t uaddr)
 {
-	int pid = child->pid, err;
+	int pid = child->pid;
 
 	if (child->us == current->us)
 		return put_user(pid, (int *)uaddr);
-	uspace_activate(child->us);
-	err = put_user(pid, (int *)uaddr);
-	uspace_activate(current->us);
-	return err;
+	if (!is_user_range(uaddr, sizeof(pid)))
+		return -EFAULT;
+	return uspace_poke(child->us, uaddr, &pid, sizeof(pid));
 }
 
 static long do_clone(const struct clone_args_k *ca)

@@ -563,6 +563,8 @@ long sys_pause(void)
 
 long sys_kill(long pid, long sig)
 {
+	pid = (int)pid;	/* pid_t and int: Linux sign-extends them from 32 bits */
+	sig = (int)sig;
 	if (sig < 0 || sig > NSIGNALS)
 		return -EINVAL;
 	if (pid == -1)
@@ -576,6 +578,7 @@ long sys_kill(long pid, long sig)
 
 long sys_tgkill(long tgid, long tid, long sig)
 {
+	tgid = (int)tgid, tid = (int)tid, sig = (int)sig;
 	if (tgid <= 0 || tid <= 0 || sig < 0 || sig > NSIGNALS)
 		return -EINVAL;
 	struct task *t = task_by_pid(tid);
@@ -586,6 +589,7 @@ long sys_tgkill(long tgid, long tid, long sig)
 
 long sys_tkill(long tid, long sig)
 {
+	tid = (int)tid, sig = (int)sig;
 	if (tid <= 0 || sig < 0 || sig > NSIGNALS)
 		return -EINVAL;
 	struct task *t = task_by_pid(tid);
@@ -621,11 +625,13 @@ static long queue_info(int tgid, int pid, long sig, long uinfo)
 
 long sys_rt_sigqueueinfo(long pid, long sig, long uinfo)
 {
+	pid = (int)pid, sig = (int)sig;
 	return queue_info(current->pid, (int)pid, sig, uinfo);
 }
 
 long sys_rt_tgsigqueueinfo(long tgid, long tid, long sig, long uinfo)
 {
+	tgid = (int)tgid, tid = (int)tid, sig = (int)sig;
 	if ((int)tgid <= 0 || (int)tid <= 0)
 		return -EINVAL;
 	return queue_info((int)tgid, (int)tid, sig, uinfo);

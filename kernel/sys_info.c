@@ -105,6 +105,7 @@ long sys_sysinfo(long uinfo)
 /* One CPU: the mask has bit 0; its length in bytes is the answer. */
 long sys_sched_getaffinity(long pid, long len, long umask)
 {
+	pid = (int)pid, len = (unsigned)len;
 	uint64_t mask = 1;
 
 	if (len < NR_CPUS_MASK || (len & (sizeof(long) - 1)))
@@ -116,6 +117,7 @@ long sys_sched_getaffinity(long pid, long len, long umask)
 
 long sys_sched_setaffinity(long pid, long len, long umask)
 {
+	pid = (int)pid, len = (unsigned)len;
 	uint64_t mask = 0;
 
 	if (pid && pid != current->pid)

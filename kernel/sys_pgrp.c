@@ -19,6 +19,7 @@ static void set_ids(int tgid, int pgid, int sid)
 
 long sys_setpgid(long pid, long pgid)
 {
+	pid = (int)pid, pgid = (int)pgid;
 	struct task *leader = current->leader, *p;
 
 	pid = (int)pid, pgid = (int)pgid;
@@ -62,6 +63,7 @@ static long ids_of(long pid, struct task **t)
 
 long sys_getpgid(long pid)
 {
+	pid = (int)pid;
 	struct task *t;
 
 	return ids_of(pid, &t) ?: t->pgid;
@@ -74,6 +76,7 @@ long sys_getpgrp(void)
 
 long sys_getsid(long pid)
 {
+	pid = (int)pid;
 	struct task *t;
 
 	return ids_of(pid, &t) ?: t->sid;

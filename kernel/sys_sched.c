@@ -109,6 +109,7 @@ static long check_param(long policy, int prio)
 
 long sys_sched_setscheduler(long pid, long policy, long uparam)
 {
+	pid = (int)pid, policy = (int)policy;
 	struct sched_param p;
 	struct task *t;
 	long err;
@@ -124,6 +125,7 @@ long sys_sched_setscheduler(long pid, long policy, long uparam)
 
 long sys_sched_getscheduler(long pid)
 {
+	pid = (int)pid;
 	struct task *t;
 
 	return find(pid, &t) ?: SCHED_OTHER;
@@ -131,6 +133,7 @@ long sys_sched_getscheduler(long pid)
 
 long sys_sched_setparam(long pid, long uparam)
 {
+	pid = (int)pid;
 	struct sched_param p;
 	struct task *t;
 	long err;
@@ -146,6 +149,7 @@ long sys_sched_setparam(long pid, long uparam)
 
 long sys_sched_getparam(long pid, long uparam)
 {
+	pid = (int)pid;
 	struct sched_param p = { 0 };
 	struct task *t;
 	long err;

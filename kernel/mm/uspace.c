@@ -392,3 +392,22 @@ fail:
 	uspace_put(us);
 	return NULL;
 }
+
+int uspace_poke(struct uspace *us, uint64_t va, const void *src, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		uint64_t at = va + done;
+		size_t chunk = MIN(n - done, PAGE_SIZE - (at & (PAGE_SIZE - 1)));
+		pte_t *e = pte_walk(us->pml4, at, false);
+		if (!e || !(*e & PTE_P) || !(*e & PTE_W)) {
+			int err = uspace_fault(us, at, true, false);
+			if (err)
+				return err;
+			e = pte_walk(us->pml4, at, false);
+		}
+		memcpy((char *)phys_to_virt(*e & PTE_ADDR) + (at & (PAGE_SIZE - 1)),
+		       (const char *)src + done, chunk);
+		done += chunk;
+	}
+	return 0;
+}

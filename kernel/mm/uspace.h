@@ -100,6 +100,9 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec);
  * frame stays its owner's (a file's) and is not freed at unmap. 0 or
  * -ENOMEM. */
 int uspace_map_frame(struct uspace *us, struct vma *v, uint64_t va, uint64_t pa, bool borrowed);
+/* Write n bytes at va of us, which need not be the active space, as a user
+ * store would (demand paging, copy-on-write): 0 or -EFAULT, -ENOMEM. */
+int uspace_poke(struct uspace *us, uint64_t va, const void *src, size_t n);
 /* Map a page now (zeroed, or a copy of src up to n bytes) in the VMA at va:
  * -EFAULT without one, -ENOMEM. */
 int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n);

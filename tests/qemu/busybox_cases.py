@@ -83,6 +83,17 @@ CASES = [
     (["busybox", "expr", "6", "*", "7"], "42\n"),
     (["busybox", "basename", "/a/b/c"], "c\n"),
     (["busybox", "true"], ""),
+    # the shell: pipelines, command substitution, external commands, scripts (fork, execve,
+    # wait4, pipes; busybox runs its applets by re-executing /proc/self/exe)
+    (["busybox", "sh", "-c", "echo hello | tr a-z A-Z"], "HELLO\n"),
+    (["busybox", "sh", "-c", "echo got $(echo sub)"], "got sub\n"),
+    (["busybox", "sh", "-c", "seq 5 | sort -r | head -2"], "5\n4\n"),
+    (["busybox", "sh", "-c", "for i in 1 2 3; do echo n$i; done | wc -l"], "3\n"),
+    (["busybox", "sh", "-c", "(exit 3); echo status $?; false || echo or"], "status 3\nor\n"),
+    (["busybox", "sh", "-c", "cd /tmp/bb && echo data > f && cat f | md5sum"],
+     "6137cde4893c59f76f005a8123d8e8e6  -\n"),
+    (["busybox", "sh", "-c", "printf '#!/bin/busybox sh\\necho from $0\\n' > /tmp/bb/s.sh; "
+      "chmod +x /tmp/bb/s.sh; /tmp/bb/s.sh"], "from /tmp/bb/s.sh\n"),
     (["busybox", "rm", "-r", "/tmp/bb"], ""),
     (["busybox", "ls", "-1", "/tmp"], ""),
 ]
