@@ -55,7 +55,7 @@ KERNEL_C := \
 	kernel/test/mm.c kernel/test/cpu.c kernel/test/perf.c \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
-	kernel/perf/persistent.c \
+	kernel/perf/persistent.c kernel/perf/inherit.c \
 	kernel/perf/aux.c kernel/pmu/itrace.c kernel/pmu/breakpoint.c kernel/test/aux.c \
 	kernel/hostout.c kernel/lib/crc32.c kernel/test/hostout.c
 

@@ -219,6 +219,7 @@ int exec_at(struct task *t, int dirfd, const char *path, unsigned lookup,
 		__asm__ volatile("fxrstor64 %0" : : "m"(t->fpu));
 	}
 	t->vfork_parent = NULL;		/* the parent of a vfork runs on */
+	perf_event_exec_events(t);	/* enable_on_exec, remove_on_exec */
 	perf_event_exec(t);		/* COMM (exec) and MMAP records of the new program */
 	return 0;
 }

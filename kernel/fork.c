@@ -131,6 +131,10 @@ static long do_clone(const struct clone_args_k *ca)
 		t->clear_child_tid = ca->child_tid;
 	if (flags & CLONE_VFORK)
 		t->vfork_parent = p;
+	if ((err = perf_event_init_task(t, flags))) {	/* inherited events */
+		perf_event_exit_inherited(t);
+		goto fail;
+	}
 	sched_add(t);
 	perf_event_fork(t);		/* PERF_RECORD_FORK */
 	int pid = t->pid;

@@ -113,10 +113,7 @@ void task_free(struct task *t)
 		inode_put(t->cwd);
 	if (t->us)
 		uspace_put(t->us);	/* mappings of perf events hold their files */
-	if (t->perf_ctx) {
-		assert(t->perf_ctx->nr_events == 0);
-		kfree(t->perf_ctx);
-	}
+	perf_task_free_context(t);
 	vfree_stack(t->kstack_top, KSTACK_SIZE);
 	kfree(t);
 }

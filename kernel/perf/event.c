@@ -200,8 +200,12 @@ struct perf_event_context *perf_task_context(struct task *t, bool create)
 {
 	if (!t->perf_ctx && create) {
 		t->perf_ctx = kzalloc(sizeof(*t->perf_ctx));
-		if (t->perf_ctx)
+		if (t->perf_ctx) {
 			t->perf_ctx->task = t;
+			/* Off the CPU until it is switched in: no time yet. */
+			if (t != current)
+				t->perf_ctx->out_since = perf_clock();
+		}
 	}
 	return t->perf_ctx;
 }
@@ -453,8 +457,24 @@ void perf_remove_from_context(struct perf_event *e)
 	ctx->nr_events--;
 	e->ctx = NULL;
 	e->ctx_next = e->sibling_next = NULL;
+	/* The context of a task that is gone goes with its last event. */
+	if (ctx != &perf_cpu_ctx && !ctx->task && !ctx->nr_events)
+		kfree(ctx);
 	irq_restore(flags);
 	resched();
+}
+
+void perf_task_free_context(struct task *t)
+{
+	struct perf_event_context *ctx = t->perf_ctx;
+
+	if (!ctx)
+		return;
+	t->perf_ctx = NULL;
+	if (ctx->nr_events)
+		ctx->task = NULL;	/* events others opened on t outlive it */
+	else
+		kfree(ctx);
 }
 
 /* The state changes of enabling and disabling, without rescheduling: an
@@ -541,6 +561,8 @@ void perf_event_reset(struct perf_event *e)
 void perf_task_exit(struct task *t)
 {
 	struct perf_event_context *ctx = t->perf_ctx;
+
+	perf_event_exit_inherited(t);	/* copies join their originals */
 	uint64_t flags = irq_save();
 
 	ctx_time_update();

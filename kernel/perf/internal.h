@@ -134,6 +134,15 @@ void perf_task_exit(struct task *t);
  * it goes off the CPU and come back with it; its context's time stops
  * meanwhile (neither enabled nor running time advances). */
 void perf_event_task_sched_out(struct task *prev);
+/* A task is freed: its context goes, or stays for the events others opened
+ * on it (freed with the last of them). */
+void perf_task_free_context(struct task *t);
+/* inherit.c: copies of the creator's inherited groups for a new task (0 or
+ * -ENOMEM); at a task's exit, its copies' counts join their originals; at
+ * exec, enable_on_exec events start and remove_on_exec ones go. */
+int perf_event_init_task(struct task *child, unsigned long clone_flags);
+void perf_event_exit_inherited(struct task *t);
+void perf_event_exec_events(struct task *t);
 void perf_event_task_sched_in(struct task *next);
 void perf_task_events_enable(struct task *t, bool enable);
 

@@ -145,9 +145,10 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 			leader = NULL;
 	}
 	if (pid != -1 && !(flags & PERF_FLAG_PID_CGROUP)) {
-		if (pid != 0 && pid != current->pid)
+		/* A thread by its tid, any task's: every caller is root. */
+		task = pid ? task_by_pid((int)pid) : current;
+		if (!task || task->state == TASK_ZOMBIE || task->exiting)
 			return -ESRCH;
-		task = current;
 	}
 	if (task && leader && leader->attr.inherit != attr.inherit)
 		return -EINVAL;

@@ -156,6 +156,10 @@ struct perf_event {
 	uint64_t pending_addr;		/* si_addr for sigtrap */
 	struct perf_event *throttled_next;
 	bool persistent;		/* seed 001: outlives its last fd */
+	/* inherit: a copy's original (referenced), and what the copies that
+	 * have exited counted, which read() adds to the original's own. */
+	struct perf_event *parent;
+	uint64_t child_count, child_total_time_enabled, child_total_time_running;
 	struct perf_event *persistent_next;
 };
 

@@ -12,9 +12,15 @@ static size_t read_size(const struct perf_event *e)
 	return perf_read_words(e->attr.read_format, e->group_leader->nr_siblings) * 8;
 }
 
+/* What read() reports: its own count and its exited copies' (inherit). */
+static uint64_t value(const struct perf_event *e)
+{
+	return e->count + e->child_count;
+}
+
 static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 {
-	*p++ = e->count;
+	*p++ = value(e);
 	if (fmt & PERF_FORMAT_ID)
 		*p++ = e->id;
 	if (fmt & PERF_FORMAT_LOST)
@@ -41,11 +47,11 @@ long perf_read(struct perf_event *e, char *ubuf, size_t n)
 			perf_event_read_update(e);
 		else
 			perf_event_read_count(e);	/* the times are not asked for */
-		*p++ = e->count;
+		*p++ = value(e);
 		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			*p++ = e->total_time_enabled;
+			*p++ = e->total_time_enabled + e->child_total_time_enabled;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			*p++ = e->total_time_running;
+			*p++ = e->total_time_running + e->child_total_time_running;
 		if (fmt & PERF_FORMAT_ID)
 			*p++ = e->id;
 		if (fmt & PERF_FORMAT_LOST)
@@ -57,9 +63,9 @@ long perf_read(struct perf_event *e, char *ubuf, size_t n)
 		perf_event_read_update(l);
 		*p++ = 1 + l->nr_siblings;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			*p++ = l->total_time_enabled;
+			*p++ = l->total_time_enabled + l->child_total_time_enabled;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			*p++ = l->total_time_running;
+			*p++ = l->total_time_running + l->child_total_time_running;
 		p = put_entry(p, l, fmt);
 		for_each_sibling(s, l) {
 			perf_event_read_update(s);

@@ -1,0 +1,122 @@
+/* The perf_event task semantics that live on fork and exec (Linux 6.1's
+ * perf_event_init_task, perf_event_exit_task's sync and
+ * perf_event_enable_on_exec): a new task gets a copy of each inherited group
+ * of its creator's, counting from zero into the original's ring; at the
+ * copy's exit its counts and times join the original's, which read() then
+ * reports whole. enable_on_exec events start at exec, remove_on_exec ones
+ * go. */
+#include "internal.h"
+#include "../task.h"
+#include <asm-generic/errno.h>
+#include <linux/sched.h>
+
+/* A copy of e for child, in ctx, under leader (NULL: a group of its own). */
+static struct perf_event *inherit_event(struct perf_event *e, struct task *child,
+					struct perf_event_context *ctx,
+					struct perf_event *leader)
+{
+	int err;
+	struct perf_event *c = perf_event_alloc_target(&e->attr, leader, child->pid, &err);
+
+	if (!c)
+		return NULL;
+	/* The copy starts as the original is: counting, or off. */
+	c->state = e->state == PERF_EVENT_STATE_OFF ? PERF_EVENT_STATE_OFF :
+		   PERF_EVENT_STATE_INACTIVE;
+	c->cpu = e->cpu;
+	c->parent = e;
+	perf_event_get(e);
+	c->hw.sample_period = e->hw.sample_period;
+	c->hw.last_period = c->hw.period_left = e->hw.sample_period;
+	if (e->rb)
+		perf_event_set_output(c, e);	/* samples go to the original's ring */
+	perf_install_in_context(ctx, c);
+	return c;
+}
+
+int perf_event_init_task(struct task *child, unsigned long clone_flags)
+{
+	struct task *p = current;
+	struct perf_event_context *pctx = p->perf_ctx, *ctx = NULL;
+
+	if (!pctx)
+		return 0;
+	for (struct perf_event *g = pctx->groups; g; g = g->ctx_next) {
+		if (!g->attr.inherit || g->state <= PERF_EVENT_STATE_EXIT)
+			continue;
+		/* inherit_thread: only threads (CLONE_THREAD) get copies. */
+		if (g->attr.inherit_thread && !(clone_flags & CLONE_THREAD))
+			continue;
+		if (!ctx && !(ctx = perf_task_context(child, true)))
+			return -ENOMEM;
+		struct perf_event *cl = inherit_event(g, child, ctx, NULL);
+		if (!cl)
+			return -ENOMEM;
+		for_each_sibling(s, g)
+			if (!inherit_event(s, child, ctx, cl))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Add what the copy counted to its original, and free the copy. */
+static void sync_child(struct perf_event *c)
+{
+	struct perf_event *p = c->parent;
+
+	perf_event_read_update(c);
+	p->child_count += c->count + c->child_count;
+	p->child_total_time_enabled += c->total_time_enabled + c->child_total_time_enabled;
+	p->child_total_time_running += c->total_time_running + c->child_total_time_running;
+	/* inherit_stat: the totals of the copies are the original's too (Linux
+	 * also counts them into PERF_RECORD_READ records, not written here). */
+	c->parent = NULL;
+	perf_event_put(c);
+	perf_event_put(p);
+}
+
+void perf_event_exit_inherited(struct task *t)
+{
+	struct perf_event_context *ctx = t->perf_ctx;
+
+	if (!ctx)
+		return;
+	for (struct perf_event *g = ctx->groups, *next; g; g = next) {
+		next = g->ctx_next;
+		if (!g->parent)
+			continue;
+		struct perf_event *s = g->sibling_next;
+		sync_child(g);		/* its siblings become groups of their own */
+		for (struct perf_event *n; s; s = n) {
+			n = s->sibling_next;
+			if (s->parent)
+				sync_child(s);
+		}
+		next = ctx->groups;	/* the list changed: start over */
+	}
+}
+
+void perf_event_exec_events(struct task *t)
+{
+	struct perf_event_context *ctx = t->perf_ctx;
+	struct perf_event *enable[64];
+	int n = 0;
+
+	if (!ctx)
+		return;
+	for (struct perf_event *g = ctx->groups, *next; g; g = next) {
+		next = g->ctx_next;
+		if (g->attr.remove_on_exec) {
+			perf_remove_from_context(g);
+			g->state = PERF_EVENT_STATE_EXIT;
+			next = ctx->groups;
+			continue;
+		}
+		if (g->attr.enable_on_exec && g->state == PERF_EVENT_STATE_OFF && n < 64)
+			enable[n++] = g;
+		for_each_sibling(s, g)
+			if (s->attr.enable_on_exec && s->state == PERF_EVENT_STATE_OFF && n < 64)
+				enable[n++] = s;
+	}
+	perf_events_set_enabled(enable, n, true);
+}

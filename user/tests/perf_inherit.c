@@ -1,0 +1,211 @@
+/* user/tests/perf_inherit.c: perf_event's task semantics: inherit (a child's counts join its
+ * parent's event, exactly under the simulated PMU; a sampler records the child's samples in the
+ * parent's ring under the child's pid), events on another task with enable_on_exec, and the
+ * FORK, COMM (exec) and EXIT records of a child. */
+#include "ktap.h"
+#include "perf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char record[4096];
+
+/* fork a child that runs n turns of the loop and exits; the parent waits. */
+static void child_loop(uint64_t n)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		perf_loop(n);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+}
+
+/* What the event counted over one child_loop(n). */
+static uint64_t counted(int fd, uint64_t n)
+{
+	uint64_t before, after;
+
+	perf_read_words(fd, &before, 1);
+	child_loop(n);
+	perf_read_words(fd, &after, 1);
+	return after - before;
+}
+
+TEST(inherited_counts_add_up_exactly)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+
+	a.exclude_kernel = a.exclude_hv = a.inherit = 1;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	if (fd < 0 && !ktap_on_pmuos())
+		SKIP("no hardware events under TCG on Linux");
+	ASSERT_GE(fd, 0);
+	uint64_t c1 = counted(fd, 1000), c2 = counted(fd, 3000), c3 = counted(fd, 1000);
+	/* The parent's own part and the child's fixed part cancel: the loop is what differs. */
+	EXPECT_EQ(c2 - c1, 2000 * PERF_LOOP_INSNS);
+	EXPECT_EQ(c3, c1);
+	EXPECT_GT(c1, 1000 * PERF_LOOP_INSNS);
+	close(fd);
+}
+
+struct sample {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+};
+
+/* A cpu-clock sampler with inherit: the child's samples land in the parent's ring. Linux maps
+ * an inherited per-task event's ring only for one CPU (cpu -1 is EINVAL), as perf record does. */
+TEST(inherited_sampler_records_the_child)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_TASK_CLOCK, .sample_period = 100000,
+				     .sample_type = PERF_SAMPLE_TID, .inherit = 1,
+				     .exclude_kernel = 1 };
+	int status, child_samples = 0, mine = 0;
+	uint64_t pos = 0;
+
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(mmap(NULL, 17 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
+	close(fd);
+	fd = perf_open(&a, 0, 0, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 16);
+	ASSERT_TRUE(pc);
+	pid_t pid = fork();
+	if (pid == 0) {
+		perf_loop(5000000);	/* ~15 ms of work */
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	const struct sample *s;
+	while ((s = (const void *)perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, record,
+						    sizeof(record)))) {
+		child_samples += s->pid == (uint32_t)pid && s->tid == (uint32_t)pid;
+		mine += s->pid == (uint32_t)getpid();
+	}
+	EXPECT_GT(child_samples, 10);
+	perf_ring_unmap(pc);
+	close(fd);
+	(void)mine;
+}
+
+struct task_record {
+	struct perf_event_header header;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct comm_record {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+/* A child that execs this program again: FORK, COMM with COMM_EXEC, EXIT, in order. */
+TEST(fork_exec_exit_records)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY, .task = 1, .comm = 1,
+				     .comm_exec = 1, .inherit = 1, .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_TID };
+	char self[256];
+	int status, seen = 0;
+	uint64_t pos = 0;
+
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	int fd = perf_open(&a, 0, 0, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 8);
+	ASSERT_TRUE(pc);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(self, "perf_inherit", "--exit", NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	const struct perf_event_header *h;
+	while ((h = perf_ring_next(pc, &pos, record, sizeof(record)))) {
+		const struct task_record *t = (const void *)h;
+		const struct comm_record *c = (const void *)h;
+		if (h->type == PERF_RECORD_FORK && t->pid == (uint32_t)pid) {
+			EXPECT_EQ(t->ppid, (uint32_t)getpid());
+			EXPECT_EQ(t->tid, (uint32_t)pid);
+			EXPECT_EQ(seen, 0);
+			seen |= 1;
+		} else if (h->type == PERF_RECORD_COMM && c->pid == (uint32_t)pid) {
+			EXPECT_TRUE(h->misc & PERF_RECORD_MISC_COMM_EXEC);
+			EXPECT_STREQ(c->comm, "perf_inherit");
+			EXPECT_EQ(seen, 1);
+			seen |= 2;
+		} else if (h->type == PERF_RECORD_EXIT && t->pid == (uint32_t)pid) {
+			EXPECT_EQ(t->ppid, (uint32_t)getpid());
+			EXPECT_EQ(seen, 3);
+			seen |= 4;
+		}
+	}
+	EXPECT_EQ(seen, 7);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* perf stat's way: an event opened on a child that waits, enabled by its exec. */
+TEST(event_on_a_child_enabled_on_exec)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .disabled = 1,
+				     .enable_on_exec = 1, .inherit = 1, .exclude_kernel = 1 };
+	int go[2], status;
+	char self[256];
+	uint64_t before, after;
+
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	ASSERT_EQ(pipe(go), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		execl(self, "perf_inherit", "--touch", NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	int fd = perf_open(&a, pid, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	perf_read_words(fd, &before, 1);
+	EXPECT_EQ(before, 0);		/* off until the exec */
+	ASSERT_EQ(write(go[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	perf_read_words(fd, &after, 1);
+	EXPECT_GT(after, 16);		/* the new image touched 16 pages, and more */
+	close(fd);
+	close(go[1]);
+	EXPECT_ERRNO(perf_open(&a, pid, -1, -1, 0), ESRCH);	/* reaped */
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return 0;
+	if (argc > 1 && !strcmp(argv[1], "--touch")) {
+		char *p = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		for (int i = 0; i < 16; i++)
+			p[i * 4096] = 1;
+		return 0;
+	}
+	return ktap_main(argc, argv);
+}
