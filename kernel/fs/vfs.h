@@ -13,6 +13,7 @@ struct statfs;
 #define NAME_MAX_LEN	255	/* a path component: longer is ENAMETOOLONG */
 #define PATH_MAX_LEN	4096	/* a path with its NUL */
 #define MAXSYMLINKS	40	/* links followed in one walk, as Linux counts */
+#define MAX_LFS_FILESIZE	0x7fffffffffffffffl	/* the largest file size (s_maxbytes) */
 
 /* Timestamps as stat(2) gives them. */
 struct vfs_time {
