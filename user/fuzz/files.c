@@ -346,6 +346,9 @@ static void op_open(void)
 	int flags = random_open_flags(&changes), dirfd;
 	unsigned mode = random_mode();
 	unsigned how = fz_below(8);
+
+	if (how == 0)
+		changes = true;		/* creat is O_CREAT | O_WRONLY | O_TRUNC */
 	char *path = fz_one_in(12) ? strcpy(buf_next(), FZ_PICK(devices)) :
 		     changes ? change_path(&dirfd) : look_path(&dirfd);
 	if (!strncmp(path, "/dev/", 5))
