@@ -149,7 +149,7 @@ test: deps
 
 bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
-		--log-dir $(BUILD)/bench-logs
+		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/bench-logs
 
 # ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
 # make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,

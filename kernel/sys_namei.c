@@ -9,8 +9,6 @@
 #include <linux/fcntl.h>
 #include <linux/stat.h>
 
-char *path_alloc(void);
-
 /* Two user paths into kernel buffers (the caller frees both). */
 static long get_paths(char **a, long ua, char **b, long ub, bool b_empty_ok)
 {
@@ -38,7 +36,7 @@ long sys_mknodat(long dirfd, long upath, long mode, long dev)
 	if (!r)
 		r = vfs_mknod(dirfd, path, (type ? type : S_IFREG) |
 			      (mode & ~current->umask & 07777), dev, NULL, NULL);
-	kfree(path);
+	path_free(path);
 	return r;
 }
 
@@ -57,7 +55,7 @@ long sys_mkdirat(long dirfd, long upath, long mode)
 	if (!r)
 		r = vfs_mknod(dirfd, path, S_IFDIR | (mode & ~current->umask & 01777), 0, NULL,
 			      NULL);
-	kfree(path);
+	path_free(path);
 	return r;
 }
 
@@ -73,8 +71,8 @@ long sys_symlinkat(long utarget, long dirfd, long upath)
 
 	if (!r)
 		r = vfs_mknod(dirfd, path, S_IFLNK | 0777, 0, target, NULL);
-	kfree(target);
-	kfree(path);
+	path_free(target);
+	path_free(path);
 	return r;
 }
 
@@ -93,7 +91,7 @@ long sys_unlinkat(long dirfd, long upath, long flags)
 	long r = vfs_get_user_path(path, (const char *)upath, false);
 	if (!r)
 		r = vfs_unlink(dirfd, path, flags & AT_REMOVEDIR);
-	kfree(path);
+	path_free(path);
 	return r;
 }
 
@@ -123,8 +121,8 @@ long sys_linkat(long odirfd, long uold, long ndirfd, long unew, long flags)
 		r = vfs_link(n, ndirfd, new);
 		inode_put(n);
 	}
-	kfree(old);
-	kfree(new);
+	path_free(old);
+	path_free(new);
 	return r;
 }
 
@@ -140,8 +138,8 @@ long sys_renameat2(long odirfd, long uold, long ndirfd, long unew, long flags)
 
 	if (!r)
 		r = vfs_rename(odirfd, old, ndirfd, new, flags);
-	kfree(old);
-	kfree(new);
+	path_free(old);
+	path_free(new);
 	return r;
 }
 

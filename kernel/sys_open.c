@@ -23,12 +23,6 @@
 #define O_PATH_FLAGS	(O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC)
 #define O_TMPFILE_MASK	(__O_TMPFILE | O_DIRECTORY | O_CREAT)
 
-/* A path buffer for one syscall (Linux's names_cache). */
-char *path_alloc(void)
-{
-	return kmalloc(PATH_MAX_LEN);
-}
-
 static struct file *get(long fd)
 {
 	return fd_get(current->fds, (unsigned int)fd);
@@ -111,7 +105,7 @@ static int open_create(struct inode *start, const char *path, int flags, unsigne
 			} else if (target) {
 				err = len > 0 ? -ELOOP : -ENOENT;
 			}
-			kfree(target);
+			path_free(target);
 			if (!err) {
 				inode_put(n);
 				n = t;
@@ -243,7 +237,7 @@ long sys_openat(long dirfd, long upath, long flags, long mode)
 	long r = vfs_get_user_path(path, (const char *)upath, false);
 	if (!r)
 		r = do_open(dirfd, path, (int)flags & VALID_OPEN_FLAGS, mode);
-	kfree(path);
+	path_free(path);
 	return r;
 }
 
@@ -359,7 +353,7 @@ long sys_truncate(long upath, long len)
 	long r = len < 0 ? -EINVAL : vfs_get_user_path(path, (const char *)upath, false);
 	if (!r)
 		r = vfs_lookup_at(AT_FDCWD, path, LOOKUP_FOLLOW, &n);
-	kfree(path);
+	path_free(path);
 	if (r)
 		return r;
 	r = do_truncate(n, len);
@@ -412,7 +406,7 @@ long sys_chdir(long upath)
 	long r = vfs_get_user_path(path, (const char *)upath, false);
 	if (!r)
 		r = vfs_lookup_at(AT_FDCWD, path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &n);
-	kfree(path);
+	path_free(path);
 	if (!r)
 		set_cwd(n);
 	return r;
@@ -442,7 +436,7 @@ long sys_getcwd(long ubuf, long size)
 		len = -ERANGE;
 	if (len > 0 && copy_to_user((void *)ubuf, path, len))
 		len = -EFAULT;
-	kfree(path);
+	path_free(path);
 	return len;
 }
 

@@ -19,8 +19,6 @@
 #define UTIME_OMIT	((1l << 30) - 2l)
 #define NSEC_PER_SEC	1000000000l
 
-char *path_alloc(void);
-
 static struct file *get(long fd)
 {
 	return fd_get(current->fds, (unsigned int)fd);
@@ -38,7 +36,7 @@ static long lookup_user(long dirfd, long upath, long flags, bool follow, struct 
 	if (!r)
 		r = vfs_lookup_at(dirfd, path, (follow ? LOOKUP_FOLLOW : 0) |
 				  (flags & AT_EMPTY_PATH ? LOOKUP_EMPTY : 0), out);
-	kfree(path);
+	path_free(path);
 	return r;
 }
 
@@ -263,7 +261,7 @@ long sys_readlinkat(long dirfd, long upath, long ubuf, long bufsiz)
 		if (!get_user(c, (const char *)upath) && !c)
 			r = -ENOENT;
 	}
-	kfree(buf);
+	path_free(buf);
 	inode_put(n);
 	return r;
 }

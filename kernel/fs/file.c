@@ -14,7 +14,6 @@
 #include <linux/fs.h>
 #include <linux/stat.h>
 
-#define MAX_LFS_FILESIZE	0x7fffffffffffffffl
 
 int vfs_open_inode(struct inode *n, unsigned flags, struct file **out)
 {

@@ -3,12 +3,43 @@
  * walk (Linux's ELOOP rule), a trailing slash requiring a directory. */
 #include "vfs.h"
 #include "../fd.h"
+#include "../panic.h"
 #include "../task.h"
 #include "../lib/string.h"
 #include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
 #include <linux/fcntl.h>
+
+/* Path buffers, Linux's names_cache: a few in .bss serve the syscalls (a kmalloc of
+ * PATH_MAX_LEN is a vmalloc'd page: some 4000 guest instructions a call); deeper needs (the
+ * targets of links inside a walk inside a rename) take the heap. One CPU, and no file system
+ * call sleeps holding one; the SMP issue makes them per CPU. */
+#define PATH_POOL	4
+static char path_pool[PATH_POOL][PATH_MAX_LEN];
+static unsigned path_pool_used;		/* a bit a buffer */
+
+char *path_alloc(void)
+{
+	for (unsigned i = 0; i < PATH_POOL; i++) {
+		if (!(path_pool_used & 1u << i)) {
+			path_pool_used |= 1u << i;
+			return path_pool[i];
+		}
+	}
+	return kmalloc(PATH_MAX_LEN);
+}
+
+void path_free(char *buf)
+{
+	if (buf >= path_pool[0] && buf < path_pool[PATH_POOL]) {
+		unsigned i = (buf - path_pool[0]) / PATH_MAX_LEN;
+		assert(path_pool_used & 1u << i);
+		path_pool_used &= ~(1u << i);
+		return;
+	}
+	kfree(buf);
+}
 
 long vfs_get_user_path(char *buf, const char *upath, bool empty_ok)
 {
@@ -62,7 +93,7 @@ static int follow_link(struct walk *w, struct inode *dir, struct inode *n, struc
 		return -ELOOP;
 	if (n->ops->get_link)
 		return n->ops->get_link(n, out);
-	char *target = kmalloc(PATH_MAX_LEN);
+	char *target = path_alloc();
 	if (!target)
 		return -ENOMEM;
 	long len = n->ops->readlink ? n->ops->readlink(n, target, PATH_MAX_LEN - 1) : -EINVAL;
@@ -71,7 +102,7 @@ static int follow_link(struct walk *w, struct inode *dir, struct inode *n, struc
 		target[len] = '\0';
 		err = len ? walk(w, dir, target, LOOKUP_FOLLOW, out, NULL) : -ENOENT;
 	}
-	kfree(target);
+	path_free(target);
 	return err;
 }
 

@@ -124,6 +124,8 @@ int vfs_link(struct inode *old, int dirfd, const char *path)
 		err = -EEXIST;
 	else if (nd.len > NAME_MAX_LEN)
 		err = -ENAMETOOLONG;
+	else if (inode_is_dir(nd.dir) && !nd.dir->nlink)
+		err = -ENOENT;		/* a removed directory takes no names (IS_DEADDIR) */
 	else if ((n = peek(&nd)))
 		err = -EEXIST;
 	else if (nd.trailing_slash)
@@ -219,6 +221,8 @@ int vfs_rename(int odirfd, const char *opath, int ndirfd, const char *npath, uns
 		err = -ENAMETOOLONG;
 	else if (!inode_is_dir(o.dir) || !inode_is_dir(d.dir))
 		err = -ENOTDIR;
+	else if (!o.dir->nlink || !d.dir->nlink)
+		err = -ENOENT;		/* a removed directory takes no names (IS_DEADDIR) */
 	if (!err) {
 		old = peek(&o);
 		new = peek(&d);

@@ -1,8 +1,8 @@
 /* The RAM file system of "/" (Linux's rootfs) and /dev (devtmpfs): every
  * inode lives while it has a name or a reference; directories are lists of
- * entries with stable positions, regular files are arrays of page frames
- * (a hole is a frame never written, read as zeros), symlinks keep their
- * target. All of it is lost at power-off, as on Linux. */
+ * entries with stable positions, regular files are radix trees of page
+ * frames (a hole is a frame never written, read as zeros), symlinks keep
+ * their target. All of it is lost at power-off, as on Linux. */
 #include "ramfs.h"
 #include "vfs.h"
 #include "../fd.h"
@@ -34,9 +34,12 @@ struct ramfs_node {
 	/* directories */
 	struct ramfs_dirent *entries;
 	long next_off;
-	/* regular files: frame i holds bytes [i * PAGE_SIZE, (i + 1) * PAGE_SIZE) */
-	uint64_t *pages;
-	size_t nr_slots;
+	/* regular files: the frame of page i (bytes [i * PAGE_SIZE, (i + 1) *
+	 * PAGE_SIZE)) in a radix tree of RADIX_SLOTS to a node, levels deep:
+	 * a page far out costs a node a level, as in Linux's page cache, not
+	 * an array as long as its index */
+	uint64_t root;			/* a node's address; 0: no page */
+	unsigned levels;
 	/* symlinks */
 	char *target;
 };
@@ -261,56 +264,101 @@ static long ramfs_readlink(struct inode *n, char *buf, size_t size)
 
 /* ---- regular file data ---- */
 
+#define RADIX_BITS	6
+#define RADIX_SLOTS	(1u << RADIX_BITS)	/* 512-byte nodes, from the slab */
+#define NODE_SIZE	(RADIX_SLOTS * sizeof(uint64_t))
+
+/* The slot of page index (a frame's address, or 0), the nodes on the way
+ * made when alloc; NULL when missing or out of memory. */
+static uint64_t *page_slot(struct ramfs_node *r, uint64_t index, bool alloc)
+{
+	if (index > MAX_LFS_FILESIZE / PAGE_SIZE)
+		return NULL;		/* past any file: the shifts below stay under 64 */
+	while (!r->levels || index >> (RADIX_BITS * r->levels)) {
+		if (!alloc)
+			return NULL;
+		if (r->root) {		/* the tree grows at the top */
+			uint64_t *top = kzalloc(NODE_SIZE);
+			if (!top)
+				return NULL;
+			top[0] = r->root;
+			r->root = (uint64_t)top;
+		}
+		r->levels++;
+	}
+	uint64_t *slot = &r->root;
+	for (unsigned level = r->levels; level > 0; level--) {
+		if (!*slot && (!alloc || !(*slot = (uint64_t)kzalloc(NODE_SIZE))))
+			return NULL;
+		slot = (uint64_t *)*slot + (index >> (RADIX_BITS * (level - 1)) & (RADIX_SLOTS - 1));
+	}
+	return slot;
+}
+
 uint64_t ramfs_page(struct inode *n, uint64_t index, bool alloc)
 {
-	struct ramfs_node *r = node_of(n);
+	uint64_t *slot = page_slot(node_of(n), index, alloc);
 
-	if (index < r->nr_slots && r->pages[index])
-		return r->pages[index];
-	if (!alloc)
-		return 0;
-	if (index >= r->nr_slots) {
-		size_t slots = MAX(r->nr_slots * 2, MAX((size_t)index + 1, (size_t)8));
-		uint64_t *p = kzalloc(slots * sizeof(*p));
-		if (!p)
-			return 0;
-		if (r->nr_slots)
-			memcpy(p, r->pages, r->nr_slots * sizeof(*p));
-		kfree(r->pages);
-		r->pages = p;
-		r->nr_slots = slots;
-	}
+	if (!slot || *slot || !alloc)
+		return slot ? *slot : 0;
 	uint64_t phys = frame_alloc_zeroed();
 	if (phys) {
-		r->pages[index] = phys;
+		*slot = phys;
 		n->blocks += PAGE_SIZE / 512;
 		ramfs_pages++;
 	}
 	return phys;
 }
 
-/* Free the frames past size and zero the tail of the last one kept, so a
- * file that grows again reads zeros there. Frames a shared mapping may
- * have in its page tables are zeroed instead and kept until the file goes
+/* Drop the pages from keep on under the node in *slot, which covers pages
+ * [base, base + RADIX_SLOTS^level) (level 0: *slot is a page's frame), and
+ * the node when nothing is left under it. Frames a shared mapping may have
+ * in its page tables are zeroed instead and kept until the file goes
  * (Linux unmaps them; here a store past the end lands in a kept frame and
  * is dropped if the file grows again, instead of raising SIGBUS). */
+static void trim(struct inode *n, uint64_t *slot, unsigned level, uint64_t base, uint64_t keep)
+{
+	if (!*slot)
+		return;
+	if (!level) {
+		if (base < keep)
+			return;
+		if (n->mmap_shared) {
+			memset(phys_to_virt(*slot), 0, PAGE_SIZE);
+			return;
+		}
+		frame_free(*slot);
+		*slot = 0;
+		n->blocks -= PAGE_SIZE / 512;
+		ramfs_pages--;
+		return;
+	}
+	uint64_t *node = (uint64_t *)*slot, span = 1ull << (RADIX_BITS * (level - 1));
+	bool empty = true;
+	for (unsigned i = 0; i < RADIX_SLOTS; i++) {
+		if (base + (i + 1) * span > keep)
+			trim(n, &node[i], level - 1, base + i * span, keep);
+		empty &= !node[i];
+	}
+	if (empty) {
+		kfree(node);
+		*slot = 0;
+	}
+}
+
+/* Free the frames past size and zero the tail of the last one kept, so a
+ * file that grows again reads zeros there. */
 static int ramfs_truncate(struct inode *n, uint64_t size)
 {
 	struct ramfs_node *r = node_of(n);
 	uint64_t keep = ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE;
 
-	for (uint64_t i = keep; i < r->nr_slots; i++) {
-		if (r->pages[i] && n->mmap_shared) {
-			memset(phys_to_virt(r->pages[i]), 0, PAGE_SIZE);
-		} else if (r->pages[i]) {
-			frame_free(r->pages[i]);
-			r->pages[i] = 0;
-			n->blocks -= PAGE_SIZE / 512;
-			ramfs_pages--;
-		}
-	}
-	if (size % PAGE_SIZE && keep - 1 < r->nr_slots && r->pages[keep - 1])
-		memset((char *)phys_to_virt(r->pages[keep - 1]) + size % PAGE_SIZE, 0,
+	trim(n, &r->root, r->levels, 0, keep);
+	if (!r->root)
+		r->levels = 0;
+	uint64_t *last = size % PAGE_SIZE ? page_slot(r, keep - 1, false) : NULL;
+	if (last && *last)
+		memset((char *)phys_to_virt(*last) + size % PAGE_SIZE, 0,
 		       PAGE_SIZE - size % PAGE_SIZE);
 	n->size = size;
 	return 0;
@@ -326,7 +374,7 @@ static void ramfs_evict(struct inode *n)
 	assert(!n->mmap_shared);	/* a mapping holds its file */
 	if (inode_is_reg(n))
 		ramfs_truncate(n, 0);
-	kfree(r->pages);
+	assert(!r->root);
 	kfree(r->target);
 	kfree(r);
 }

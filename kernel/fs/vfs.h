@@ -14,6 +14,7 @@ struct statfs;
 #define NAME_MAX_LEN	255	/* a path component: longer is ENAMETOOLONG */
 #define PATH_MAX_LEN	4096	/* a path with its NUL */
 #define MAXSYMLINKS	40	/* links followed in one walk, as Linux counts */
+#define MAX_LFS_FILESIZE	0x7fffffffffffffffl	/* the largest file size (s_maxbytes) */
 
 /* Timestamps as stat(2) gives them. */
 struct vfs_time {
@@ -175,6 +176,9 @@ int vfs_child(struct inode *dir, const char *name, size_t len, struct inode **ou
 /* The absolute path of a directory (getcwd) or of a node reached from dir
  * by name: its length with the NUL, -ENAMETOOLONG, -ENOENT if unlinked. */
 long vfs_path_of(struct inode *dir, char *buf, size_t size);
+/* A path buffer of PATH_MAX_LEN for one call (NULL: no memory), and back. */
+char *path_alloc(void);
+void path_free(char *buf);
 /* A user path into a kernel buffer of PATH_MAX_LEN: 0, -EFAULT,
  * -ENAMETOOLONG, -ENOENT for "" unless empty_ok. */
 long vfs_get_user_path(char *buf, const char *upath, bool empty_ok);

@@ -87,7 +87,8 @@ int map_page(uint64_t pml4_phys, uint64_t va, uint64_t phys, uint64_t flags)
 	if (!e)
 		return -ENOMEM;
 	assert(!(*e & PTE_PS));
-	*e = phys | flags | PTE_P;
+	/* A PROT_NONE page keeps its frame but is not present: every access faults. */
+	*e = phys | flags | (flags & PTE_PROTNONE ? 0 : PTE_P);
 	invlpg(va);
 	return 0;
 }

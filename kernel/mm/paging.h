@@ -75,7 +75,8 @@ pte_t *pte_walk(uint64_t pml4_phys, uint64_t va, bool create);
  * directory at a time, not a page at a time (an unmap of 2^47 bytes would
  * otherwise take 2^35 steps). It may wrap to 0 past the top. */
 uint64_t pte_next_table(uint64_t pml4_phys, uint64_t va);
-/* Map one 4 KiB page; -ENOMEM when a table cannot be allocated. */
+/* Map one 4 KiB page (with PTE_PROTNONE in flags: in place but not present); -ENOMEM
+ * when a table cannot be allocated. */
 int map_page(uint64_t pml4_phys, uint64_t va, uint64_t phys, uint64_t flags);
 /* Unmap one page and flush it from the TLB; returns the old entry. */
 pte_t unmap_page(uint64_t pml4_phys, uint64_t va);

@@ -90,6 +90,11 @@ static void *area_map(size_t pages, bool borrowed, const uint64_t *frames,
 
 void *vmalloc(size_t size)
 {
+	/* A size no allocation could meet fails at once: past the area, (pages + 1) *
+	 * PAGE_SIZE wraps and the walks over the area take for ever; past the free frames,
+	 * it would take them all before failing. */
+	if (size > VMALLOC_SIZE || size / PAGE_SIZE > frame_stats.free)
+		return NULL;
 	return area_map(ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE, false, NULL, 0);
 }
 

@@ -256,7 +256,10 @@ static const struct vma_ops perf_vma_ops = {
  * caller unmaps what was mapped: borrowed pages stay). */
 static long map_pages(struct vma *vma, uint64_t at, const uint64_t *phys, uint64_t pages)
 {
-	uint64_t pte = PTE_U | PTE_BORROWED | PTE_NX | (vma->flags & VM_WRITE ? PTE_W : 0);
+	/* PROT_NONE: the frames are in place but every access faults, as on Linux (whose
+	 * perf_mmap_fault never runs for a VMA that allows no access). */
+	uint64_t pte = !(vma->flags & (VM_READ | VM_WRITE | VM_EXEC)) ? PTE_BORROWED | PTE_PROTNONE :
+		       PTE_U | PTE_BORROWED | PTE_NX | (vma->flags & VM_WRITE ? PTE_W : 0);
 
 	for (uint64_t i = 0; i < pages; i++)
 		if (map_page(current->us->pml4, vma->start + at + i * PAGE_SIZE, phys[i], pte))

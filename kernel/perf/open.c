@@ -38,10 +38,17 @@ static void perf_file_stat(struct file *f, unsigned *mode, long *size)
 static void perf_file_release(struct file *f)
 {
 	struct perf_event *e = f->priv;
+	struct perf_event_context *ctx = e->ctx;
+	/* Read before the put: an orphaned context goes with its last event. */
+	struct task *t = ctx && ctx != &perf_cpu_ctx ? ctx->task : NULL;
 
 	if (e->file == f)
 		e->file = NULL;
 	perf_event_put(e);
+	/* A live task's context that the last event left goes too (Linux keeps
+	 * it for the task's life; here the accounting would see it stay). */
+	if (t && t->perf_ctx == ctx && !ctx->nr_events)
+		perf_task_free_context(t);
 }
 
 static const struct file_ops perf_fops = {
@@ -117,6 +124,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	struct perf_event_attr attr;
 	struct perf_event *leader = NULL, *output = NULL, *e;
 	struct task *task = NULL;
+	bool fresh_ctx = false;
 	int err;
 
 	if (flags & ~(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP |
@@ -176,6 +184,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	if (err)
 		goto fail;
 
+	fresh_ctx = task && !task->perf_ctx;	/* made here: gone again on failure */
 	struct perf_event_context *ctx = task ? perf_task_context(task, true) : &perf_cpu_ctx;
 	err = -ENOMEM;
 	if (!ctx)
@@ -204,5 +213,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	return fd;
 fail:
 	perf_event_free(e);
+	if (fresh_ctx)
+		perf_task_free_context(task);	/* still empty */
 	return err;
 }

@@ -26,6 +26,11 @@ NOTES = {
     "cpu_clock_sample_cost": "the same for a cpu-clock sample (hrtimer / LAPIC timer)",
     "sample_rate_max": "samples per second of guest time kept with no lost record while the "
                        "reader drains a 64 KiB ring",
+    "file_open_read_close": "open(O_RDONLY) + read of 4 KiB + close of a 4 KiB file under /tmp, "
+                            "timed together",
+    "file_stat": "stat() of that file",
+    "dir_getdents64_100": "getdents64 of a folder of 100 files into a buffer that holds them "
+                          "all, after an lseek to 0 that is not timed",
 }
 
 
@@ -56,7 +61,8 @@ def on_pmuos(opts):
 
 
 def on_linux(opts):
-    log, _, timed_out = oracle.run_oracle([(opts.program, "")], opts.timeout)
+    log, _, timed_out = oracle.run_oracle([(opts.program, "")], opts.timeout,
+                                          init=opts.oracle_init)
     return log, timed_out
 
 
@@ -72,6 +78,8 @@ def main():
     ap.add_argument("--cmdline", default="", help="pmuos kernel command line")
     ap.add_argument("--timeout", type=float, default=run.DEFAULT_TIMEOUT, help="per boot")
     ap.add_argument("--log-dir", help="write pmuos.log and linux.log here")
+    ap.add_argument("--oracle-init", default=str(oracle.DEFAULT_INIT),
+                    help="the Linux /init runner (make's $(BUILD)/user/oracle-init)")
     opts = ap.parse_args()
     for path in (opts.kernel, opts.program):
         if not os.path.exists(path):

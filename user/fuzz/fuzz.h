@@ -4,6 +4,7 @@
 #define USER_FUZZ_H
 
 #include <linux/perf_event.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,10 @@ uint64_t fz_value(void);
 struct fz_fd {
 	bool open;
 	bool backward;		/* the event writes its ring backward (attr.write_backward) */
+	bool file;		/* not a perf event: a file, directory or device (files.c) */
+	bool in_tree;		/* reached by names of the scratch tree alone: a dirfd for
+				 * creation, a node linkat may name */
+	uint8_t type;		/* files: S_IFMT >> 12 at open (DT_REG, DT_DIR ...) */
 };
 extern struct fz_fd fz_fds[FZ_FDS];
 extern int fz_open_count;
@@ -64,6 +69,8 @@ int fz_pick_fd(void);
 int fz_pick_open_fd(void);
 void fz_fd_opened(int fd, bool backward);
 void fz_fd_closed(int fd);
+/* A new descriptor for what from refers to (dup, F_DUPFD): its kind too. */
+void fz_fd_copied(int to, int from);
 
 /* Persistent event ids the fuzzer made (for reopens), and cleanup at the end. */
 void fz_persistent_note(uint64_t id);
@@ -78,6 +85,10 @@ int fz_persistent_release(void);
 void fz_persistent_baseline(void);
 
 /* ---- memory (mem.c) ---- */
+
+/* The file mappings' address range (files.c), just above the arena, as empty. */
+#define FZ_FILE_MAP_PAGES	128
+extern uint8_t *fz_file_maps;
 
 void fz_mem_init(void);
 /* A pointer for the kernel to read len bytes of from: mostly buf itself, else NULL, unmapped,
@@ -114,11 +125,36 @@ void fz_op_prctl(void);
 /* pipes, eventfds, epoll, select, timers (ipc.c) */
 void fz_op_ipc(void);
 
+/* ---- the file syscalls (files.c) ---- */
+
+/* Faults the fuzzer provokes on purpose (file mappings past the end, protections): while
+ * fz_fault_armed, SIGSEGV and SIGBUS return through fz_fault_env with their number in
+ * fz_fault_sig. */
+extern sigjmp_buf fz_fault_env;
+extern volatile int fz_fault_armed, fz_fault_sig;
+
+void fz_files_init(void);
+void fz_op_file(void);
+/* Unmap, remove the scratch tree with getdents64/unlink/rmdir, back to "/". Returns the
+ * entries that could not be removed. */
+int fz_files_cleanup(void);
+
 /* ---- the trace and the tallies (trace.c) ---- */
 
 enum fz_call {
 	FZ_OPEN, FZ_CLOSE, FZ_DUP, FZ_IOCTL, FZ_READ, FZ_MMAP, FZ_MUNMAP, FZ_MPROTECT,
-	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_IPC, FZ_NR_CALLS
+	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_IPC,
+	/* files.c */
+	FZ_F_OPEN, FZ_F_OPENAT, FZ_F_CREAT, FZ_F_CLOSE, FZ_F_READ, FZ_F_WRITE, FZ_F_PREAD,
+	FZ_F_PWRITE, FZ_F_READV, FZ_F_WRITEV, FZ_F_PREADV, FZ_F_PWRITEV, FZ_F_LSEEK,
+	FZ_F_GETDENTS, FZ_F_STAT, FZ_F_LSTAT, FZ_F_FSTAT, FZ_F_FSTATAT, FZ_F_STATX,
+	FZ_F_STATFS, FZ_F_FSTATFS, FZ_F_MKDIR, FZ_F_MKDIRAT, FZ_F_RMDIR, FZ_F_UNLINK,
+	FZ_F_UNLINKAT, FZ_F_RENAME, FZ_F_RENAMEAT, FZ_F_RENAMEAT2, FZ_F_LINK, FZ_F_LINKAT,
+	FZ_F_SYMLINK, FZ_F_SYMLINKAT, FZ_F_READLINK, FZ_F_READLINKAT, FZ_F_ACCESS,
+	FZ_F_FACCESSAT2, FZ_F_CHDIR, FZ_F_FCHDIR, FZ_F_GETCWD, FZ_F_TRUNCATE, FZ_F_FTRUNCATE,
+	FZ_F_FSYNC, FZ_F_UMASK, FZ_F_CHMOD, FZ_F_FCHMOD, FZ_F_CHOWN, FZ_F_FCHOWNAT,
+	FZ_F_UTIMENSAT, FZ_F_FCNTL, FZ_F_MMAP, FZ_F_TOUCH, FZ_F_MSYNC, FZ_F_MUNMAP,
+	FZ_F_FIONREAD, FZ_NR_CALLS
 };
 
 /* One call: its arguments as passed (pointers as numbers), the result, and for
@@ -130,6 +166,7 @@ struct fz_rec {
 	long ret;
 	int err;
 	bool has_attr;
+	char path[2][64];	/* the paths a file call named, cut (files.c) */
 	struct {
 		uint32_t size, type;
 		uint64_t config, sample, flags, sample_type, read_format;
@@ -145,6 +182,8 @@ struct fz_rec *fz_rec_begin(enum fz_call c);
 /* Its result: ret (and errno when ret is -1); prints it in verbose mode. */
 long fz_rec_end(struct fz_rec *r, long ret);
 void fz_rec_attr(struct fz_rec *r, const struct perf_event_attr *attr, uint32_t size);
+/* Note the i-th path (0 or 1) a call names, as text for the trace. */
+void fz_rec_path(struct fz_rec *r, int i, const char *path);
 /* The last k records, oldest first, as "# " lines. */
 void fz_trace_dump(int k);
 void fz_stats_print(void);

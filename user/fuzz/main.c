@@ -1,6 +1,7 @@
 /* user/fuzz/main.c: the perf syscall fuzzer: `fuzz seed=N calls=N [trace=N] [verbose]
- * [last=K] [progress=N]`. From the seed it makes random but plausible calls on perf events,
- * then closes everything, releases the persistent events it made, and checks that every
+ * [last=K] [progress=N]`. From the seed it makes random but plausible calls on perf events
+ * and on files (files.c: a scratch tree under /tmp/fuzz), then closes everything, removes the
+ * scratch tree, releases the persistent events it made, and checks that every
  * counter of /sys/kernel/pmuos/accounting is back at its value from before the first call.
  * Prints one KTAP test; on a failure the last K calls. The same seed and calls replay the same
  * run (the kernel under -icount is deterministic); trace=N prints every call from the N-th. */
@@ -56,9 +57,17 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 	__atomic_fetch_add(&fz_signals, 1, __ATOMIC_RELAXED);
 }
 
+sigjmp_buf fz_fault_env;
+volatile int fz_fault_armed, fz_fault_sig;
+
 static void on_fault(int sig, siginfo_t *info, void *uc)
 {
 	(void)uc;
+	if (fz_fault_armed && (sig == SIGSEGV || sig == SIGBUS)) {
+		fz_fault_armed = 0;
+		fz_fault_sig = sig;
+		siglongjmp(fz_fault_env, 1);
+	}
 	fz_fail("the fuzzer took signal %d (code %d) at address %p", sig, info->si_code,
 		info->si_addr);
 }
@@ -307,6 +316,11 @@ static void settle(void)
 
 static void one_call(void)
 {
+	/* A quarter to a third of the calls are on files (files.c). */
+	if (fz_below(100) < 30) {
+		fz_op_file();
+		return;
+	}
 	unsigned w = fz_below(100);
 
 	/* A few dozen events at most: each may sample 100000 times a second, and the
@@ -363,6 +377,7 @@ int main(int argc, char **argv)
 	setup_signals();
 	for_each_entry(DEVICES, add_pmu);
 	fz_mem_init();
+	fz_files_init();
 	warm_up();
 	fz_persistent_baseline();
 	settle();
@@ -388,6 +403,7 @@ int main(int argc, char **argv)
 	fz_calls = calls ? calls - 1 : 0;	/* the trace's last call */
 
 	close_all();
+	int left_files = fz_files_cleanup();
 	fz_mem_cleanup();
 	int stuck_events = fz_persistent_release();
 	settle();
@@ -402,6 +418,8 @@ int main(int argc, char **argv)
 	fz_stats_print();
 	if (stuck_events)
 		fz_fail("%d persistent events could not be released", stuck_events);
+	if (left_files)
+		fz_fail("%d entries of the scratch tree could not be removed", left_files);
 	if (bad)
 		fz_fail("%d accounting counters differ from their baseline", bad);
 	fz_printf("ok 1 fuzz_seed_%llu\n", (unsigned long long)seed);

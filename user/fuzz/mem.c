@@ -20,6 +20,7 @@
 #define PG_CTL		0x20	/* ... its control page */
 
 static uint8_t *arena;
+uint8_t *fz_file_maps;
 static uint8_t pg[FZ_ARENA_PAGES];
 static int16_t pg_fd[FZ_ARENA_PAGES];	/* the fd a perf page was mapped from (a hint) */
 /* Scratch: 16 pages the kernel may write, the first 8 also faulted by fz_op_work. */
@@ -49,13 +50,14 @@ void fz_mem_init(void)
 	/* The arena is an address range, mapped only by the calls: at the baseline and at
 	 * the end nothing is there, so every kernel object a mapping needs (VMAs, page
 	 * tables) is made and freed within the run. The fuzzer's own pages go below it. */
-	arena = map_anon(FZ_ARENA_PAGES * FZ_PAGE, PROT_NONE);
+	arena = map_anon((FZ_ARENA_PAGES + FZ_FILE_MAP_PAGES) * FZ_PAGE, PROT_NONE);
+	fz_file_maps = arena + FZ_ARENA_PAGES * FZ_PAGE;
 	for (int i = 0; i < FZ_ARENA_PAGES; i++)
 		pg_fd[i] = -1;
 	scratch = map_anon(SCRATCH_PAGES * FZ_PAGE, PROT_READ | PROT_WRITE);
 	edge = map_anon(2 * FZ_PAGE, PROT_READ | PROT_WRITE);
 	munmap(edge + FZ_PAGE, FZ_PAGE);
-	munmap(arena, FZ_ARENA_PAGES * FZ_PAGE);
+	munmap(arena, (FZ_ARENA_PAGES + FZ_FILE_MAP_PAGES) * FZ_PAGE);
 	memset(edge, 0, FZ_PAGE);
 	/* Its page table is made now, and kept by MADV_DONTNEED as Linux keeps it; its pages
 	 * come and go (fz_op_work faults them in), and none is held at the baseline. */
@@ -227,9 +229,12 @@ void fz_op_mmap(void)
 			mark(first, pages, 0, -1);
 		return;
 	}
-	uint8_t state = PG_MAPPED | (prot & PG_PROT) | (anon ? 0 : PG_PERF);
-	mark(first, pages, state, anon ? -1 : fd);
-	if (!anon && off == 0)
+	/* A file's pages (files.c's descriptors) are never touched here: past its end they
+	 * fault, and they hold no ring. */
+	bool perf = !anon && !(fd >= 0 && fd < FZ_FDS && fz_fds[fd].file);
+	uint8_t state = PG_MAPPED | (prot & PG_PROT) | (perf ? PG_PERF : 0);
+	mark(first, pages, state, perf ? fd : -1);
+	if (perf && off == 0)
 		pg[first] |= PG_CTL;
 }
 

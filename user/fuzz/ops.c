@@ -31,8 +31,16 @@ void fz_fd_opened(int fd, bool backward)
 		fz_fail("a new descriptor %d outside 3..%d", fd, FZ_FDS - 1);
 	if (!fz_fds[fd].open)
 		fz_open_count++;
-	fz_fds[fd].open = true;
-	fz_fds[fd].backward = backward;
+	fz_fds[fd] = (struct fz_fd){ .open = true, .backward = backward };
+}
+
+void fz_fd_copied(int to, int from)
+{
+	fz_fd_opened(to, false);
+	if (from >= 0 && from < FZ_FDS && fz_fds[from].open) {
+		fz_fds[to] = fz_fds[from];
+		fz_fds[to].open = true;
+	}
 }
 
 void fz_fd_closed(int fd)
@@ -199,7 +207,6 @@ void fz_op_dup(void)
 {
 	struct fz_rec *r = fz_rec_begin(FZ_DUP);
 	int fd = fz_pick_fd(), to = 3 + fz_below(FZ_FDS - 3), how = fz_below(4);
-	bool backward = fd >= 0 && fd < FZ_FDS && fz_fds[fd].backward;
 	long ret;
 
 	r->a[0] = fd, r->a[1] = how, r->a[2] = to;
@@ -210,8 +217,8 @@ void fz_op_dup(void)
 	default: ret = syscall(SYS_fcntl, fd, fz_one_in(2) ? F_DUPFD : F_DUPFD_CLOEXEC,
 			       fz_one_in(8) ? (int)fz_value() : to); break;
 	}
-	if (fz_rec_end(r, ret) >= 0 && ret < FZ_FDS)
-		fz_fd_opened(ret, backward);
+	if (fz_rec_end(r, ret) >= 0 && ret < FZ_FDS && ret != fd)
+		fz_fd_copied(ret, fd);
 }
 
 /* ---- ioctl ---- */

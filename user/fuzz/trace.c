@@ -15,6 +15,27 @@ static const char *const call_names[FZ_NR_CALLS] = {
 	[FZ_MPROTECT] = "mprotect", [FZ_CTL] = "ctl_write", [FZ_POLL] = "poll",
 	[FZ_FCNTL] = "fcntl", [FZ_PRCTL] = "prctl", [FZ_WORK] = "work",
 	[FZ_CHECK] = "ring_check", [FZ_RINGREAD] = "ring_read", [FZ_IPC] = "ipc",
+	/* files.c: read, readv, close, fcntl, mmap, munmap and the ioctl of files have names
+	 * of their own, apart from the perf calls above */
+	[FZ_F_OPEN] = "open", [FZ_F_OPENAT] = "openat", [FZ_F_CREAT] = "creat",
+	[FZ_F_CLOSE] = "close_file", [FZ_F_READ] = "read_file", [FZ_F_WRITE] = "write",
+	[FZ_F_PREAD] = "pread64", [FZ_F_PWRITE] = "pwrite64", [FZ_F_READV] = "readv_file",
+	[FZ_F_WRITEV] = "writev", [FZ_F_PREADV] = "preadv", [FZ_F_PWRITEV] = "pwritev",
+	[FZ_F_LSEEK] = "lseek", [FZ_F_GETDENTS] = "getdents64", [FZ_F_STAT] = "stat",
+	[FZ_F_LSTAT] = "lstat", [FZ_F_FSTAT] = "fstat", [FZ_F_FSTATAT] = "newfstatat",
+	[FZ_F_STATX] = "statx", [FZ_F_STATFS] = "statfs", [FZ_F_FSTATFS] = "fstatfs",
+	[FZ_F_MKDIR] = "mkdir", [FZ_F_MKDIRAT] = "mkdirat", [FZ_F_RMDIR] = "rmdir",
+	[FZ_F_UNLINK] = "unlink", [FZ_F_UNLINKAT] = "unlinkat", [FZ_F_RENAME] = "rename",
+	[FZ_F_RENAMEAT] = "renameat", [FZ_F_RENAMEAT2] = "renameat2", [FZ_F_LINK] = "link",
+	[FZ_F_LINKAT] = "linkat", [FZ_F_SYMLINK] = "symlink", [FZ_F_SYMLINKAT] = "symlinkat",
+	[FZ_F_READLINK] = "readlink", [FZ_F_READLINKAT] = "readlinkat",
+	[FZ_F_ACCESS] = "access", [FZ_F_FACCESSAT2] = "faccessat2", [FZ_F_CHDIR] = "chdir",
+	[FZ_F_FCHDIR] = "fchdir", [FZ_F_GETCWD] = "getcwd", [FZ_F_TRUNCATE] = "truncate",
+	[FZ_F_FTRUNCATE] = "ftruncate", [FZ_F_FSYNC] = "fsync", [FZ_F_UMASK] = "umask",
+	[FZ_F_CHMOD] = "chmod", [FZ_F_FCHMOD] = "fchmod", [FZ_F_CHOWN] = "chown",
+	[FZ_F_FCHOWNAT] = "fchownat", [FZ_F_UTIMENSAT] = "utimensat",
+	[FZ_F_FCNTL] = "fcntl_file", [FZ_F_MMAP] = "mmap_file", [FZ_F_TOUCH] = "touch_map",
+	[FZ_F_MSYNC] = "msync", [FZ_F_MUNMAP] = "munmap_file", [FZ_F_FIONREAD] = "FIONREAD",
 };
 
 #define E(name) [name] = #name
@@ -23,7 +44,8 @@ static const char *const errno_names[] = {
 	E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(EEXIST), E(ENODEV),
 	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY), E(ENOSPC),
 	E(ESPIPE), E(ERANGE), E(ENAMETOOLONG), E(ENOSYS), E(EOVERFLOW), E(EOPNOTSUPP),
-	E(ETIMEDOUT),
+	E(ETIMEDOUT), E(EXDEV), E(EFBIG), E(EROFS), E(EMLINK), E(ENOTEMPTY), E(ELOOP),
+	E(ETXTBSY), E(ENOTBLK),
 };
 #undef E
 
@@ -82,8 +104,11 @@ static void format(const struct fz_rec *r, char *buf, size_t size)
 	for (int i = 0; i < 6 && n < (int)size; i++)
 		n += snprintf(buf + n, size - n, "%s%#lx", i ? ", " : "", r->a[i]);
 	if (n < (int)size)
-		snprintf(buf + n, size - n, ") = %ld%s%s", r->ret, r->err ? " " : "",
-			 r->err ? errno_name(r->err) : "");
+		n += snprintf(buf + n, size - n, ") = %ld%s%s", r->ret, r->err ? " " : "",
+			      r->err ? errno_name(r->err) : "");
+	for (int i = 0; i < 2 && n < (int)size; i++)
+		if (r->path[i][0])
+			n += snprintf(buf + n, size - n, " [\"%s\"]", r->path[i]);
 }
 
 struct fz_rec *fz_rec_begin(enum fz_call c)
@@ -93,9 +118,13 @@ struct fz_rec *fz_rec_begin(enum fz_call c)
 	r->n = fz_calls;
 	r->call = c;
 	r->has_attr = false;
+	r->path[0][0] = r->path[1][0] = '\0';
 	memset(r->a, 0, sizeof(r->a));
 	r->ret = 0;
 	r->err = 0;
+	/* traced: the call's name before it is made, so a call that never returns is named */
+	if (fz_calls >= fz_trace_from)
+		fz_printf("# > #%llu %s\n", (unsigned long long)fz_calls, call_names[c]);
 	return r;
 }
 
@@ -134,6 +163,16 @@ void fz_rec_attr(struct fz_rec *r, const struct perf_event_attr *attr, uint32_t 
 	r->attr.read_format = attr->read_format;
 }
 
+void fz_rec_path(struct fz_rec *r, int i, const char *path)
+{
+	size_t len = strnlen(path, sizeof(r->path[i]) - 1);
+
+	/* printable, so a trace line stays one line */
+	for (size_t k = 0; k < len; k++)
+		r->path[i][k] = path[k] >= 0x20 && path[k] < 0x7f && path[k] != '"' ? path[k] : '?';
+	r->path[i][len] = '\0';
+}
+
 void fz_trace_dump(int k)
 {
 	char line[400];
@@ -151,23 +190,50 @@ void fz_trace_dump(int k)
 	}
 }
 
+/* Items appended to a line printed as "# head: ..." and continued on more such lines. */
+struct line {
+	const char *head;
+	char buf[200];
+	int n, items;
+};
+
+static void line_add(struct line *l, const char *item)
+{
+	if (l->n && l->n + strlen(item) >= 100) {
+		fz_printf("# %s:%s\n", l->head, l->buf);
+		l->n = 0;
+	}
+	l->n += snprintf(l->buf + l->n, sizeof(l->buf) - l->n, " %s", item);
+	l->items++;
+}
+
+static void line_end(struct line *l)
+{
+	if (l->n || !l->items)
+		fz_printf("# %s:%s\n", l->head, l->items ? l->buf : " none");
+}
+
 void fz_stats_print(void)
 {
-	char line[400];
-	int n = 0;
+	struct line calls = { .head = "calls ok/made" }, errs = { .head = "errors by errno" };
+	char item[80];
 
-	for (int c = 0; c < FZ_NR_CALLS; c++)
-		if (made[c])
-			n += snprintf(line + n, sizeof(line) - n, " %s %llu/%llu", call_names[c],
-				      (unsigned long long)(made[c] - failed[c]),
-				      (unsigned long long)made[c]);
-	fz_printf("# calls ok/made:%s\n", line);
-	n = 0;
-	for (int e = 0; e < 136 && n < (int)sizeof(line); e++)
-		if (errnos[e])
-			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
-				      errno_name(e), (unsigned long long)errnos[e]);
-	fz_printf("# errors by errno:%s\n", n ? line : " none");
+	for (int c = 0; c < FZ_NR_CALLS; c++) {
+		if (!made[c])
+			continue;
+		snprintf(item, sizeof(item), "%s %llu/%llu", call_names[c],
+			 (unsigned long long)(made[c] - failed[c]), (unsigned long long)made[c]);
+		line_add(&calls, item);
+	}
+	line_end(&calls);
+	for (int e = 0; e < 136; e++) {
+		if (!errnos[e])
+			continue;
+		snprintf(item, sizeof(item), "%s %llu", errno_name(e),
+			 (unsigned long long)errnos[e]);
+		line_add(&errs, item);
+	}
+	line_end(&errs);
 	for (int e = 0; e < 136; e++)
 		if (errnos[e])
 			fz_printf("# first %s: %s\n", errno_name(e), first_call[e]);

@@ -4,7 +4,10 @@
 #include "itrace_decode.h"
 
 #include <pmuos/perf_ext.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -373,4 +376,80 @@ TEST(sample_rate_max)
 		close(fd);
 	}
 	ktap_print("bench: sample_rate_max %llu", (unsigned long long)best);
+}
+
+/* ---- files (the RAM root under /tmp, on both kernels) ---- */
+
+static inline long raw_syscall3(long nr, long a1, long a2, long a3)
+{
+	asm volatile("syscall" : "+a"(nr) : "D"(a1), "S"(a2), "d"(a3) : "rcx", "r11", "memory");
+	return nr;
+}
+
+#define BENCH_FILE	"/tmp/bench_file"
+#define BENCH_DIR	"/tmp/bench_dir"
+
+/* open(O_RDONLY) + read of 4 KiB + close of a 4 KiB file, the three calls timed together. */
+TEST(file_open_read_close)
+{
+	static char page[4096];
+	uint64_t best = UINT64_MAX;
+	int fd = open(BENCH_FILE, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, page, sizeof(page)), sizeof(page));
+	close(fd);
+	for (int i = 0; i < RUNS; i++) {
+		uint64_t t0 = perf_rdtsc();
+		long f = raw_syscall3(SYS_open, (long)BENCH_FILE, O_RDONLY, 0);
+		long n = raw_syscall3(SYS_read, f, (long)page, sizeof(page));
+		long c = raw_syscall3(SYS_close, f, 0, 0);
+		uint64_t d = perf_rdtsc() - t0;
+		ASSERT_EQ(f >= 0 && n == sizeof(page) && c == 0, 1);
+		best = d < best ? d : best;
+	}
+	report("file_open_read_close", best);
+}
+
+TEST(file_stat)
+{
+	struct stat st;
+
+	ASSERT_EQ(stat(BENCH_FILE, &st), 0);
+	report("file_stat", syscall_ticks(SYS_stat, (long)BENCH_FILE, (long)&st, 0));
+	unlink(BENCH_FILE);
+}
+
+/* getdents64 of a folder of 100 files (and the dots) into a buffer that holds them all, after
+ * an lseek to 0 that is not timed. */
+TEST(dir_getdents64_100)
+{
+	static char buf[16384];
+	char name[64];
+	uint64_t best = UINT64_MAX;
+
+	ASSERT_EQ(mkdir(BENCH_DIR, 0755), 0);
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), BENCH_DIR "/entry%03d", i);
+		int fd = open(name, O_CREAT | O_WRONLY, 0644);
+		ASSERT_GE(fd, 0);
+		close(fd);
+	}
+	int dir = open(BENCH_DIR, O_RDONLY | O_DIRECTORY);
+	ASSERT_GE(dir, 0);
+	for (int i = 0; i < RUNS; i++) {
+		ASSERT_EQ(lseek(dir, 0, SEEK_SET), 0);
+		uint64_t t0 = perf_rdtsc();
+		long n = raw_syscall3(SYS_getdents64, dir, (long)buf, sizeof(buf));
+		uint64_t d = perf_rdtsc() - t0;
+		ASSERT_GT(n, 100 * 24);
+		best = d < best ? d : best;
+	}
+	close(dir);
+	report("dir_getdents64_100", best);
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), BENCH_DIR "/entry%03d", i);
+		unlink(name);
+	}
+	rmdir(BENCH_DIR);
 }
