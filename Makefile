@@ -32,7 +32,7 @@ KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm
 KERNEL_C := \
 	kernel/main.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
-	kernel/traps.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
+	kernel/traps.c kernel/entry_work.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
 	kernel/task.c kernel/elf.c kernel/fd.c kernel/signal.c \
 	kernel/tty.c kernel/n_tty.c kernel/n_tty_output.c kernel/n_tty_read.c \
@@ -143,7 +143,7 @@ test: deps
 
 bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/oracle-init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
-		--log-dir $(BUILD)/bench-logs
+		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/bench-logs
 
 # ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
 # make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,

@@ -15,8 +15,10 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
+#include "pmu/itrace.h"
 #include "pmu/pmu.h"
+#include "pmu/sw.h"
 #include "syscall.h"
 #include "task.h"
 #include "timer.h"
@@ -57,12 +59,15 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	tsc_init();		// TSC and LAPIC timer frequency
 	timer_init();		// deadline queue
 	syscall_init();		// SYSCALL/SYSRET
-	perf_init();		// perf core, software PMU
+	perf_init();		// perf core
+	sw_pmu_init();		// software events
+	perf_persistent_init();	// persistent events
+	itrace_init();		// instruction trace PMU
 	sti();
 
 	printk("pmuos 0.1\n");
 	print_banner();
-	x86_pmu_init();		// hardware PMU, or its model
+	x86_pmu_init();		// hardware PMU, or its model (after itrace: entry_work order)
 	fs_init();		// initramfs, /dev, /proc, /sys
 	if (cmdline_ulong("ktest", 1))	// make run passes ktest=0
 		ktest_run_all();

@@ -2,6 +2,7 @@
  * rt_sigframe (arch/x86/kernel/signal.c's layout), sigreturn, and the signals
  * user faults raise (arch/x86/kernel/traps.c's choices). */
 #include "signal.h"
+#include "entry_work.h"
 #include "gdt.h"
 #include "panic.h"
 #include "printk.h"
@@ -85,6 +86,7 @@ void signal_send(struct task *t, int sig, const siginfo_t *info)
 		s->info[sig].si_code = SI_KERNEL;
 	}
 	s->pending |= sigbit(sig);
+	user_work_signal();
 }
 
 void signal_force(struct task *t, int sig, const siginfo_t *info)
@@ -314,6 +316,7 @@ long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize)
 		case SIG_SETMASK: s->blocked = set; break;
 		default: return -EINVAL;
 		}
+		user_work_signal();	/* one may be unblocked now */
 	}
 	if (uoset && copy_to_user((void *)uoset, &old, sizeof(old)))
 		return -EFAULT;
@@ -362,6 +365,7 @@ long sys_rt_sigreturn(void)
 	regs->cs = GDT_USER_CS;
 	regs->ss = GDT_USER_DS;
 	current->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
+	user_work_signal();
 	return regs->rax;
 badframe:;
 	siginfo_t info = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };

@@ -1,6 +1,7 @@
 /* Descriptor syscalls: read, write and their vectors, close, dup, fcntl,
  * ioctl, lseek, fstat, poll. Errors as Linux's fs/ gives them. */
 #include "syscall.h"
+#include "entry_work.h"
 #include "fd.h"
 #include "task.h"
 #include "tsc.h"
@@ -335,5 +336,6 @@ long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize)
 	/* A signal the temporary mask let through is delivered first; the
 	 * old mask returns with the signal frame (here: restored at once). */
 	current->sig.blocked = saved;
+	user_work_signal();
 	return r;
 }

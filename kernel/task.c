@@ -3,6 +3,7 @@
  * completely (address space, descriptors, kernel stack). */
 #include "task.h"
 #include "elf.h"
+#include "entry_work.h"
 #include "fs/dev.h"
 #include "fs/ramfs.h"
 #include "fs/vfs.h"
@@ -103,6 +104,7 @@ static void build_kernel_stack(struct task *t, const struct pt_regs *user)
 	uint64_t *sp = (uint64_t *)regs;
 
 	*regs = *user;
+	t->regs = regs;		/* every entry from user mode puts its frame here */
 	*--sp = (uint64_t)task_enter_user;
 	for (int i = 0; i < 6; i++)
 		*--sp = 0;
@@ -170,7 +172,7 @@ int task_run(const char *path, const struct exec_args *args)
 	build_kernel_stack(t, &user);
 
 	current = t;
-	itrace_user_exit((struct pt_regs *)t->kstack_top - 1);	/* a CPU-wide tracer */
+	user_work_signal();	/* a new task on this CPU: look at its signals */
 	uspace_activate(t->us);
 	perf_event_exec(t);		/* COMM and MMAP records of the new program */
 	tss_set_rsp0((uint64_t)t->kstack_top);

@@ -2,8 +2,7 @@
  * the PMUs with add/del (pinned groups first, then flexible ones, which the
  * rotation timer multiplexes when counters run out). */
 #include "internal.h"
-#include "../pmu/itrace.h"
-#include "../pmu/sw.h"
+#include "../entry_work.h"
 #include "../panic.h"
 #include "../task.h"
 #include "../tsc.h"
@@ -78,13 +77,27 @@ static void set_state(struct perf_event *e, enum perf_event_state state)
 
 /* ---- PMUs ---- */
 
+/* Samples of the user registers, stack or call chain read the whole user
+ * frame, also of a syscall in progress: while an event takes them, every
+ * syscall builds it (the entry_work bit, no hooks). */
+static struct entry_work user_frame_work = { .name = "perf user frames" };
+static long user_frame_events;
+
+#define SAMPLE_USER_FRAME (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)
+
+static void user_frame_account(const struct perf_event *e, int n)
+{
+	if (!(e->attr.sample_type & SAMPLE_USER_FRAME))
+		return;
+	user_frame_events += n;
+	entry_work_set(&user_frame_work, user_frame_events > 0);
+}
+
 void perf_init(void)
 {
 	perf_clock_init();
 	perf_overflow_init();
-	sw_pmu_init();
-	perf_persistent_init();
-	itrace_init();
+	entry_work_register(&user_frame_work);
 }
 
 int perf_pmu_register(struct pmu *pmu)
@@ -153,6 +166,7 @@ struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 		return NULL;
 	}
 	e->id = next_id++;
+	user_frame_account(e, 1);
 	perf_stats.events++;
 	*err = 0;
 	return e;
@@ -168,6 +182,7 @@ void perf_event_free(struct perf_event *e)
 	assert(!e->hw.timer.pending && !READ_ONCE(e->rb) && !e->pending_queued);
 	if (e->destroy)
 		e->destroy(e);		/* the PMU's own state of e */
+	user_frame_account(e, -1);
 	perf_stats.events--;
 	kfree(e);
 }

@@ -98,8 +98,6 @@ extern struct perf_stats perf_stats;
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr);
 
 /* event.c */
-/* The perf clock and the PMUs every machine has (software). */
-void perf_init(void);
 /* cycles -> ns as the mmap page's time_mult/time_shift do it. */
 uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift);
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
@@ -132,7 +130,6 @@ bool is_perf_file(const struct file *f);
 struct file *perf_event_file(struct perf_event *e);
 
 /* persistent.c (seed 001) */
-void perf_persistent_init(void);
 bool perf_is_persistent_type(uint32_t type);
 long perf_persistent_open(const struct perf_event_attr *attr, int pid, int cpu,
 			  int group_fd, unsigned long flags);

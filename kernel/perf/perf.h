@@ -22,3 +22,9 @@ unsigned long perf_max_sample_rate(void);
 /* Linux's perf_proc_update_handler: -EINVAL while throttling is off
  * (cpu_time_max_percent 0 or 100), else the new rate (>= 1) rules. */
 int perf_set_max_sample_rate(unsigned long rate);
+
+/* The perf core: its clock, the overflow machinery (main.c, before the
+ * PMU drivers register). */
+void perf_init(void);
+/* Persistent events (seed 001): the "persistent" PMU. */
+void perf_persistent_init(void);

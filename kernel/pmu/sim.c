@@ -142,6 +142,7 @@ uint64_t sim_rdmsr(uint32_t msr)
 	uint64_t flags = irq_save(), v;
 	int c = counter_of(msr);
 
+	sim_wake(rdtsc());
 	sim_sync(rdtsc());
 	if (c >= 0)
 		v = sim.count[c];
@@ -170,6 +171,7 @@ void sim_wrmsr(uint32_t msr, uint64_t v)
 	uint64_t flags = irq_save();
 	int c = counter_of(msr);
 
+	sim_wake(rdtsc());
 	sim_sync(rdtsc());
 	if (c >= 0 && msr - MSR_ARCH_PERFMON_PERFCTR0 < SIM_GP)
 		sim.count[c] = (uint64_t)(int64_t)(int32_t)v & SIM_MASK;	/* bits 31:0, sign-extended */
@@ -189,6 +191,7 @@ void sim_wrmsr(uint32_t msr, uint64_t v)
 	if (!sim.global_status)
 		sim.pmi_pending = false;
 	update_counting();
+	sim_update_work();
 	sim_rearm();
 	irq_restore(flags);
 }

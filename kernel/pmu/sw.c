@@ -79,11 +79,15 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 {
 	struct perf_event *e = container_of(t, struct perf_event, hw.timer);
 	bool user = user_mode(regs);
+	unsigned long work = READ_ONCE(perf_sample_work);
+	uint64_t start = rdtsc();
 
 	sw_read(e);
 	if (!(user ? e->attr.exclude_user : e->attr.exclude_kernel) &&
-	    perf_event_overflow(e, regs))
+	    perf_event_overflow(e, regs)) {
+		perf_irq_took(work, rdtsc() - start);
 		return;		/* throttled: unthrottling starts the timer again */
+	}
 	/* Missed periods are skipped, as Linux's hrtimer_forward_now does: a
 	 * tick that took longer than the period (a big sample, other timers)
 	 * must not make the next one due at once, or the ticks would take all
@@ -92,6 +96,7 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 	if (next <= now)
 		next += (now - next) / period * period + period;
 	timer_add(t, next);
+	perf_irq_took(work, rdtsc() - start);	/* the sampling budget: its handler's time */
 }
 
 static void sw_start(struct perf_event *e, int flags)

@@ -56,7 +56,7 @@ def on_pmuos(opts):
 
 
 def on_linux(opts):
-    log, _, timed_out = oracle.run_oracle([(opts.program, "")], opts.timeout)
+    log, _, timed_out = oracle.run_oracle([(opts.program, "")], opts.timeout, init=opts.oracle_init)
     return log, timed_out
 
 
@@ -72,6 +72,8 @@ def main():
     ap.add_argument("--cmdline", default="", help="pmuos kernel command line")
     ap.add_argument("--timeout", type=float, default=run.DEFAULT_TIMEOUT, help="per boot")
     ap.add_argument("--log-dir", help="write pmuos.log and linux.log here")
+    ap.add_argument("--oracle-init", default=str(oracle.DEFAULT_INIT),
+                    help="the static /init runner for Linux")
     opts = ap.parse_args()
     for path in (opts.kernel, opts.program):
         if not os.path.exists(path):
