@@ -32,7 +32,7 @@ KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm
 KERNEL_C := \
 	kernel/main.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
-	kernel/traps.c kernel/entry_work.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
+	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
 	kernel/task.c kernel/elf.c kernel/fd.c kernel/signal.c \
 	kernel/tty.c kernel/n_tty.c kernel/n_tty_output.c kernel/n_tty_read.c \

@@ -54,13 +54,6 @@ int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec)
 	return -EMFILE;
 }
 
-struct file *fd_get(struct fd_table *t, unsigned int fd)
-{
-	if (fd >= NR_FDS)
-		return NULL;
-	return t->file[fd];
-}
-
 int fd_close(struct fd_table *t, unsigned int fd)
 {
 	struct file *f = fd_get(t, fd);

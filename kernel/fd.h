@@ -70,7 +70,10 @@ void file_put(struct file *f);
  * takes over the caller's reference. */
 int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);
 /* The file behind fd, or NULL (EBADF). No reference is taken. */
-struct file *fd_get(struct fd_table *t, unsigned int fd);
+static inline struct file *fd_get(struct fd_table *t, unsigned int fd)
+{
+	return fd < NR_FDS ? t->file[fd] : NULL;
+}
 int fd_close(struct fd_table *t, unsigned int fd);
 void fd_close_all(struct fd_table *t);
 /* Open files across all processes (for the accounting file). */

@@ -2,6 +2,7 @@
  * it (unless ktest=0), run the programs of the run list, send /out to the
  * host, halt. */
 #include "apic.h"
+#include "clock.h"
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
@@ -57,6 +58,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	ioapic_init();		// I/O APIC
 	console_rx_init();	// serial input interrupt
 	tsc_init();		// TSC and LAPIC timer frequency
+	clock_init();		// the clocks
 	timer_init();		// deadline queue
 	syscall_init();		// SYSCALL/SYSRET
 	perf_init();		// perf core

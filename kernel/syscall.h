@@ -38,9 +38,6 @@ long sys_msync(long addr, long len, long flags);
 long sys_brk(long addr);
 long sys_clock_gettime(long clock, long uts);
 long sys_clock_getres(long clock, long uts);
-/* A clock's time in ns as clock_gettime reads it (perf's use_clockid too);
- * -EINVAL for a clock it does not know. */
-int clock_read_ns(long clock, uint64_t *ns);
 long sys_gettimeofday(long utv, long utz);
 long sys_time(long ut);
 long sys_nanosleep(long ureq, long urem);

@@ -4,12 +4,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define UACCESS_USER_END	0x00007ffffffff000ul	/* paging.h's USER_END */
+#define UACCESS_EFAULT		14			/* EFAULT */
+
 int copy_from_user(void *dst, const void *usrc, size_t n);
 int copy_to_user(void *udst, const void *src, size_t n);
 int clear_user(void *udst, size_t n);
 /* Copy a NUL-terminated string of at most n bytes with its NUL: its length
  * without the NUL, -ENAMETOOLONG if it does not fit, or -EFAULT. */
 long strncpy_from_user(char *dst, const char *usrc, size_t n);
+
+/* One u64, word-sized, inline (the hot paths: perf reads, ioctl
+ * arguments): one MOV where REP MOVSB counts a step per byte. The store
+ * is in the exception table like copy_user.asm's: a fault resumes at the
+ * fixup, which returns -EFAULT. */
+extern uint8_t smap_enabled;
+static inline int put_user_u64(uint64_t v, void *udst)
+{
+	int err;
+
+	if ((uint64_t)udst > UACCESS_USER_END - sizeof(v))
+		return -UACCESS_EFAULT;
+	if (smap_enabled)
+		__asm__ volatile("stac" ::: "memory");
+	__asm__ volatile("xor %%eax, %%eax\n"
+			 "1:	movq %[v], (%[p])\n"
+			 "2:\n"
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3:	movl %[efault], %%eax\n"
+			 "	jmp 2b\n"
+			 ".popsection\n"
+			 ".pushsection .extable, \"a\"\n"
+			 "	.balign 8\n"
+			 "	.quad 1b, 3b\n"
+			 ".popsection"
+			 : "=&a"(err)
+			 : [v] "r"(v), [p] "r"(udst), [efault] "i"(-UACCESS_EFAULT)
+			 : "memory");
+	if (smap_enabled)
+		__asm__ volatile("clac" ::: "memory");
+	return err;
+}
+int __get_user_8(uint64_t *dst, const uint64_t *usrc);
+static inline int get_user_u64(uint64_t *v, const void *usrc)
+{
+	uint64_t a = (uint64_t)usrc;
+
+	if (a > UACCESS_USER_END - sizeof(*v))
+		return -UACCESS_EFAULT;
+	return __get_user_8(v, usrc);
+}
 
 #define get_user(x, uptr) copy_from_user(&(x), (uptr), sizeof(*(uptr)))
 #define put_user(x, uptr) ({						\

@@ -2,6 +2,7 @@
  * the PMUs with add/del (pinned groups first, then flexible ones, which the
  * rotation timer multiplexes when counters run out). */
 #include "internal.h"
+#include "../clock.h"
 #include "../entry_work.h"
 #include "../panic.h"
 #include "../task.h"
@@ -11,8 +12,8 @@
 #include "../mm/kmalloc.h"
 #include <asm-generic/errno.h>
 
-/* Linux's perf_event_mux_interval_ms with HZ=250, Debian's setting. */
-#define ROTATION_NS	4000000ul
+/* Linux's perf_event_mux_interval_ms: one tick. */
+#define ROTATION_NS	TICK_NS
 
 struct perf_event_context perf_cpu_ctx;
 struct perf_stats perf_stats;
@@ -22,31 +23,6 @@ static uint64_t next_id = 1;
 static struct timer rotation_timer;
 
 /* ---- time ---- */
-
-/* The clock the mmap page describes: ns = (tsc * time_mult) >> time_shift. */
-static uint32_t clock_mult, clock_shift;
-
-static void perf_clock_init(void)
-{
-	clock_shift = 32;
-	do {
-		clock_shift--;
-		clock_mult = (uint32_t)(((1ull << clock_shift) * 1000000000ull) / tsc_hz);
-	} while (((1ull << clock_shift) * 1000000000ull) / tsc_hz > 0xffffffffull);
-}
-
-uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift)
-{
-	if (mult)
-		*mult = clock_mult, *shift = clock_shift;
-	uint64_t quot = cyc >> clock_shift, rem = cyc & ((1ull << clock_shift) - 1);
-	return quot * clock_mult + ((rem * clock_mult) >> clock_shift);
-}
-
-uint64_t perf_clock(void)
-{
-	return perf_clock_cycles_to_ns(rdtsc(), NULL, NULL);
-}
 
 static void update_times(struct perf_event *e, uint64_t now)
 {
@@ -95,7 +71,6 @@ static void user_frame_account(const struct perf_event *e, int n)
 
 void perf_init(void)
 {
-	perf_clock_init();
 	perf_overflow_init();
 	entry_work_register(&user_frame_work);
 }
@@ -511,15 +486,6 @@ void perf_event_disable(struct perf_event *e)
 	perf_events_set_enabled(&e, 1, false);
 }
 
-void perf_event_read_count(struct perf_event *e)
-{
-	uint64_t flags = irq_save();
-
-	if (e->state == PERF_EVENT_STATE_ACTIVE)
-		e->pmu->read(e);
-	irq_restore(flags);
-}
-
 void perf_event_read_update(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
@@ -535,9 +501,11 @@ void perf_event_reset(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	perf_event_read_count(e);	/* fold the counter in; the times go on */
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);	/* fold the counter in; the times go on */
 	e->count = 0;
-	perf_event_update_userpage(e);
+	if (unlikely(e->rb))
+		perf_event_update_userpage(e);
 	irq_restore(flags);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 #include "perf.h"
 #include "perf_event.h"
+#include "../x86.h"
 
 struct task;
 struct file;
@@ -98,8 +99,6 @@ extern struct perf_stats perf_stats;
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr);
 
 /* event.c */
-/* cycles -> ns as the mmap page's time_mult/time_shift do it. */
-uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift);
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err);
 void perf_event_free(struct perf_event *e);
@@ -117,7 +116,14 @@ void perf_event_reset(struct perf_event *e);
 /* Bring e->count and the times up to date. */
 void perf_event_read_update(struct perf_event *e);
 /* Only e->count. */
-void perf_event_read_count(struct perf_event *e);
+static inline void perf_event_read_count(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);
+	irq_restore(flags);
+}
 /* The task context of t, made on first use; NULL on allocation failure. */
 struct perf_event_context *perf_task_context(struct task *t, bool create);
 /* t is ending: its events stop and take the EXIT state. */
@@ -137,8 +143,9 @@ long perf_event_detach(struct perf_event *e);
 long perf_event_attach(struct perf_event *e);
 void perf_persistent_task_exit(struct task *t);
 
-/* read.c */
-long perf_read(struct perf_event *e, char *ubuf, size_t n);
+/* read.c: read() of an event's file (its priv is the event: one step from
+ * the descriptor). */
+long perf_file_read(struct file *f, char *ubuf, size_t n);
 /* ioctl.c */
 long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg);
 /* mmap.c */

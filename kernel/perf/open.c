@@ -14,11 +14,6 @@
 
 #define NR_CPUS			1
 
-static long perf_file_read(struct file *f, char *ubuf, size_t n)
-{
-	return perf_read(f->priv, ubuf, n);
-}
-
 static long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 {
 	return perf_ioctl(f->priv, cmd, arg);

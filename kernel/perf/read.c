@@ -2,6 +2,7 @@
  * perf_event.h), for one event or its whole group. */
 #include "internal.h"
 #include "layout.h"
+#include "../fd.h"
 #include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
@@ -22,7 +23,23 @@ static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 	return p;
 }
 
-long perf_read(struct perf_event *e, char *ubuf, size_t n)
+static long read_formatted(struct perf_event *e, char *ubuf, size_t n);
+
+/* The common read first: a lone value, no times, no ids (read_format 0),
+ * one word copied as one. */
+long perf_file_read(struct file *f, char *ubuf, size_t n)
+{
+	struct perf_event *e = f->priv;
+
+	if (unlikely(e->attr.read_format || e->state == PERF_EVENT_STATE_ERROR))
+		return read_formatted(e, ubuf, n);
+	if (unlikely(n < sizeof(uint64_t)))
+		return -ENOSPC;
+	perf_event_read_count(e);
+	return put_user_u64(e->count, ubuf) ? -EFAULT : (long)sizeof(uint64_t);
+}
+
+static long read_formatted(struct perf_event *e, char *ubuf, size_t n)
 {
 	uint64_t fmt = e->attr.read_format, small[16];
 	size_t size = read_size(e);
