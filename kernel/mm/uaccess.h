@@ -21,29 +21,23 @@ long strncpy_from_user(char *dst, const char *usrc, size_t n);
 extern uint8_t smap_enabled;
 static inline int put_user_u64(uint64_t v, void *udst)
 {
-	int err;
-
 	if ((uint64_t)udst > UACCESS_USER_END - sizeof(v))
 		return -UACCESS_EFAULT;
-	if (smap_enabled)
+	if (__builtin_expect(smap_enabled, 1))	/* every machine today */
 		__asm__ volatile("stac" ::: "memory");
-	__asm__ volatile("xor %%eax, %%eax\n"
-			 "1:	movq %[v], (%[p])\n"
-			 "2:\n"
-			 ".pushsection .text.fixup, \"ax\"\n"
-			 "3:	movl %[efault], %%eax\n"
-			 "	jmp 2b\n"
-			 ".popsection\n"
-			 ".pushsection .extable, \"a\"\n"
-			 "	.balign 8\n"
-			 "	.quad 1b, 3b\n"
-			 ".popsection"
-			 : "=&a"(err)
-			 : [v] "r"(v), [p] "r"(udst), [efault] "i"(-UACCESS_EFAULT)
-			 : "memory");
+	__asm__ goto("1:	movq %[v], (%[p])\n"
+		     ".pushsection .extable, \"a\"\n"
+		     "	.balign 8\n"
+		     "	.quad 1b, %l[fault]\n"
+		     ".popsection"
+		     : : [v] "r"(v), [p] "r"(udst) : "rax", "memory" : fault);
+	if (__builtin_expect(smap_enabled, 1))
+		__asm__ volatile("clac" ::: "memory");
+	return 0;
+fault:	/* traps.c's fixup put the vector in RAX */
 	if (smap_enabled)
 		__asm__ volatile("clac" ::: "memory");
-	return err;
+	return -UACCESS_EFAULT;
 }
 int __get_user_8(uint64_t *dst, const uint64_t *usrc);
 static inline int get_user_u64(uint64_t *v, const void *usrc)

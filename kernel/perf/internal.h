@@ -146,7 +146,8 @@ void perf_persistent_task_exit(struct task *t);
 /* read.c: read() of an event's file (its priv is the event: one step from
  * the descriptor). */
 long perf_file_read(struct file *f, char *ubuf, size_t n);
-/* ioctl.c */
+/* ioctl.c: ioctl() of an event's file, and of the event itself */
+long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg);
 long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg);
 /* mmap.c */
 long perf_mmap(struct file *f, struct vma *vma);

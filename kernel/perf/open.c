@@ -14,11 +14,6 @@
 
 #define NR_CPUS			1
 
-static long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
-{
-	return perf_ioctl(f->priv, cmd, arg);
-}
-
 static unsigned perf_file_poll(struct file *f)
 {
 	return perf_event_poll(f->priv);

@@ -26,7 +26,8 @@ static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 static long read_formatted(struct perf_event *e, char *ubuf, size_t n);
 
 /* The common read first: a lone value, no times, no ids (read_format 0),
- * one word copied as one. */
+ * one word copied as one. A file op runs in process context, interrupts
+ * on: off around the PMU's read, as perf_event_read_count does. */
 long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
 	struct perf_event *e = f->priv;
@@ -35,7 +36,10 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 		return read_formatted(e, ubuf, n);
 	if (unlikely(n < sizeof(uint64_t)))
 		return -ENOSPC;
-	perf_event_read_count(e);
+	cli();
+	if (likely(e->state == PERF_EVENT_STATE_ACTIVE))
+		e->pmu->read(e);
+	sti();
 	return put_user_u64(e->count, ubuf) ? -EFAULT : (long)sizeof(uint64_t);
 }
 
