@@ -3,13 +3,21 @@
 #include "panic.h"
 #include "fs/vfs.h"
 #include "mm/kmalloc.h"
+#include "mm/pool.h"
 #include <asm-generic/errno.h>
 
 long files_open;
 
+/* Files come from a pool first: an open and close in a loop make and give
+ * back no slab each time. */
+POOL_DEFINE(file_pool, struct file, 64);
+
 struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags)
 {
-	struct file *f = kzalloc(sizeof(*f));
+	struct file *f = pool_zalloc(&file_pool);
+
+	if (!f)
+		f = kzalloc(sizeof(*f));
 
 	if (!f)
 		return NULL;
@@ -39,7 +47,8 @@ void file_put(struct file *f)
 		inode_put(f->dir);
 	kfree(f->name);
 	files_open--;
-	kfree(f);
+	if (!pool_free(&file_pool, f))
+		kfree(f);
 }
 
 int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec)

@@ -28,6 +28,10 @@ global __copy_user
 __copy_user:
 	SMAP_OPEN
 	mov rcx, rdx
+	shr rcx, 3
+.copy8:	rep movsq			; eight bytes a step, then the rest
+	mov ecx, edx
+	and ecx, 7
 .copy:	rep movsb
 	SMAP_CLOSE
 	xor eax, eax
@@ -58,7 +62,11 @@ global __clear_user
 __clear_user:
 	SMAP_OPEN
 	mov rcx, rsi
+	shr rcx, 3
 	xor eax, eax
+.clear8: rep stosq
+	mov ecx, esi
+	and ecx, 7
 .clear:	rep stosb
 	SMAP_CLOSE
 	ret
@@ -89,7 +97,9 @@ __strncpy_user:
 
 section .extable
 align 8
+	dq __copy_user.copy8, __copy_user.copy_fault
 	dq __copy_user.copy, __copy_user.copy_fault
+	dq __clear_user.clear8, __clear_user.clear_fault
 	dq __clear_user.clear, __clear_user.clear_fault
 	dq __get_user_8.get, __get_user_8.get_fault
 	dq __strncpy_user.load, __strncpy_user.load_fault

@@ -10,6 +10,7 @@
 #include "../x86.h"
 #include "../lib/string.h"
 #include "../mm/kmalloc.h"
+#include "../mm/pool.h"
 #include <asm-generic/errno.h>
 
 /* Linux's perf_event_mux_interval_ms: one tick. */
@@ -100,10 +101,27 @@ void perf_pmu_unregister(struct pmu *pmu)
 
 /* ---- allocation ---- */
 
+/* Events come from a pool first: open and close in a loop make and give
+ * back no slab each time. */
+POOL_DEFINE(event_pool, struct perf_event, 32);
+
+static struct perf_event *event_zalloc(void)
+{
+	struct perf_event *e = pool_zalloc(&event_pool);
+
+	return e ? e : kzalloc(sizeof(*e));
+}
+
+static void event_release(struct perf_event *e)
+{
+	if (!pool_free(&event_pool, e))
+		kfree(e);
+}
+
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err)
 {
-	struct perf_event *e = kzalloc(sizeof(*e));
+	struct perf_event *e = event_zalloc();
 
 	*err = -ENOMEM;
 	if (!e)
@@ -137,7 +155,7 @@ struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 	}
 	if (r) {
 		*err = r;
-		kfree(e);
+		event_release(e);
 		return NULL;
 	}
 	e->id = next_id++;
@@ -159,7 +177,7 @@ void perf_event_free(struct perf_event *e)
 		e->destroy(e);		/* the PMU's own state of e */
 	user_frame_account(e, -1);
 	perf_stats.events--;
-	kfree(e);
+	event_release(e);
 }
 
 void perf_event_get(struct perf_event *e)
@@ -271,9 +289,38 @@ static struct perf_event_context *active_contexts(int i)
 }
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs);
+static bool group_is_software(const struct perf_event *g);
 
-/* Pinned groups of every context first, then flexible ones; a pinned group
- * that cannot go on goes to the error state, as Linux does. */
+/* A group of software events that is not exclusive changes no one else's
+ * place on the PMUs (software events always fit and stay out of rotation):
+ * adding or removing it needs no rescheduling of the others. */
+static bool group_stands_alone(const struct perf_event *g)
+{
+	return g->group_leader == g && !g->attr.exclusive && group_is_software(g);
+}
+
+static void start_rotation(void)
+{
+	if (rotation_timer.pending)
+		return;
+	rotation_timer.fn = rotation_tick;
+	timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
+}
+
+/* Put g on the PMU if it is waiting; a pinned group that cannot go on goes
+ * to the error state, as Linux does. True if a flexible one must wait. */
+static bool sched_in_group(struct perf_event *g)
+{
+	if (g->state != PERF_EVENT_STATE_INACTIVE || !group_sched_in(g))
+		return false;
+	if (g->attr.pinned) {
+		set_state(g, PERF_EVENT_STATE_ERROR);
+		return false;
+	}
+	return true;
+}
+
+/* Pinned groups of every context first, then flexible ones. */
 static void sched_in_all(void)
 {
 	bool starved = false;
@@ -283,22 +330,13 @@ static void sched_in_all(void)
 			struct perf_event_context *ctx = active_contexts(i);
 			if (!ctx)
 				continue;
-			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
-				if (g->attr.pinned != pinned || g->state != PERF_EVENT_STATE_INACTIVE)
-					continue;
-				if (!group_sched_in(g))
-					continue;
-				if (pinned)
-					set_state(g, PERF_EVENT_STATE_ERROR);
-				else
-					starved = true;
-			}
+			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
+				if (g->attr.pinned == pinned)
+					starved |= sched_in_group(g);
 		}
 	}
-	if (starved && !rotation_timer.pending) {
-		rotation_timer.fn = rotation_tick;
-		timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
-	}
+	if (starved)
+		start_rotation();
 }
 
 /* Software events always fit: Linux keeps them out of rotation, and so
@@ -385,6 +423,12 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
 			set_state(e, PERF_EVENT_STATE_ERROR);
 	}
+	if (group_stands_alone(e) && !e->sibling_next) {
+		if (sched_in_group(e))
+			start_rotation();
+		irq_restore(flags);
+		return;
+	}
 	irq_restore(flags);
 	resched();
 }
@@ -399,6 +443,7 @@ void perf_remove_from_context(struct perf_event *e)
 		irq_restore(flags);
 		return;
 	}
+	bool alone = group_stands_alone(e) && !e->sibling_next;
 	event_sched_out(e);
 	if (e->group_leader == e) {
 		struct perf_event **link = &ctx->groups;
@@ -432,7 +477,8 @@ void perf_remove_from_context(struct perf_event *e)
 	e->ctx = NULL;
 	e->ctx_next = e->sibling_next = NULL;
 	irq_restore(flags);
-	resched();
+	if (!alone)
+		resched();
 }
 
 /* The state changes of enabling and disabling, without rescheduling: an
