@@ -46,6 +46,7 @@ struct file {
 struct fd_table {
 	struct file *file[NR_FDS];
 	uint8_t cloexec[NR_FDS];
+	int next_fd;		/* no free descriptor below it (Linux's next_fd) */
 };
 
 struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags);
@@ -66,6 +67,9 @@ static inline bool file_writable(const struct file *f)
 void file_get(struct file *f);
 void file_put(struct file *f);
 
+/* The lowest free descriptor >= min, left free (Linux's get_unused_fd: a
+ * syscall that must number its file before making it); -EMFILE if none. */
+int fd_unused(struct fd_table *t, int min);
 /* Install f at the lowest free descriptor >= min; -EMFILE if none. The table
  * takes over the caller's reference. */
 int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);

@@ -57,6 +57,20 @@ __get_user_8:
 	mov eax, -EFAULT
 	ret
 
+; int __get_user_4(uint32_t *dst, const uint32_t *usrc): 0 or -EFAULT
+global __get_user_4
+__get_user_4:
+	SMAP_OPEN
+.get:	mov eax, [rsi]
+	SMAP_CLOSE
+	mov [rdi], eax
+	xor eax, eax
+	ret
+.get_fault:
+	SMAP_CLOSE
+	mov eax, -EFAULT
+	ret
+
 ; int __clear_user(void *dst, size_t n): 0 or -EFAULT
 global __clear_user
 __clear_user:
@@ -102,4 +116,5 @@ align 8
 	dq __clear_user.clear8, __clear_user.clear_fault
 	dq __clear_user.clear, __clear_user.clear_fault
 	dq __get_user_8.get, __get_user_8.get_fault
+	dq __get_user_4.get, __get_user_4.get_fault
 	dq __strncpy_user.load, __strncpy_user.load_fault

@@ -24,8 +24,8 @@ struct pool {
 		.size = sizeof(type),						\
 	}
 
-/* A zeroed object, or NULL when the pool is empty. */
-static inline void *pool_zalloc(struct pool *p)
+/* An object, or NULL when the pool is empty. */
+static inline void *pool_alloc(struct pool *p)
 {
 	void *o = p->free;
 
@@ -37,7 +37,15 @@ static inline void *pool_zalloc(struct pool *p)
 	} else {
 		return NULL;
 	}
-	return memset(o, 0, p->size);
+	return o;
+}
+
+/* The same, zeroed. */
+static inline void *pool_zalloc(struct pool *p)
+{
+	void *o = pool_alloc(p);
+
+	return o ? memset(o, 0, p->size) : NULL;
 }
 
 /* Give o back if it is one of p's: true; false for any other address. */

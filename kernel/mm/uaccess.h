@@ -40,6 +40,13 @@ fault:	/* traps.c's fixup put the vector in RAX */
 	return -UACCESS_EFAULT;
 }
 int __get_user_8(uint64_t *dst, const uint64_t *usrc);
+int __get_user_4(uint32_t *dst, const uint32_t *usrc);
+static inline int get_user_u32(uint32_t *v, const void *usrc)
+{
+	if ((uint64_t)usrc > UACCESS_USER_END - sizeof(*v))
+		return -UACCESS_EFAULT;
+	return __get_user_4(v, usrc);
+}
 static inline int get_user_u64(uint64_t *v, const void *usrc)
 {
 	uint64_t a = (uint64_t)usrc;

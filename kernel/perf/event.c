@@ -105,11 +105,17 @@ void perf_pmu_unregister(struct pmu *pmu)
  * back no slab each time. */
 POOL_DEFINE(event_pool, struct perf_event, 32);
 
-static struct perf_event *event_zalloc(void)
+/* A new event, zeroed but for attr (the caller's to fill). */
+static struct perf_event *event_alloc(void)
 {
-	struct perf_event *e = pool_zalloc(&event_pool);
+	struct perf_event *e = pool_alloc(&event_pool);
+	size_t attr_end = offsetof(struct perf_event, attr) + sizeof(e->attr);
 
-	return e ? e : kzalloc(sizeof(*e));
+	if (!e && !(e = kmalloc(sizeof(*e))))
+		return NULL;
+	static_assert(offsetof(struct perf_event, attr) == 0, "attr first");
+	memset((char *)e + attr_end, 0, sizeof(*e) - attr_end);
+	return e;
 }
 
 static void event_release(struct perf_event *e)
@@ -121,7 +127,7 @@ static void event_release(struct perf_event *e)
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err)
 {
-	struct perf_event *e = event_zalloc();
+	struct perf_event *e = event_alloc();
 
 	*err = -ENOMEM;
 	if (!e)
@@ -274,8 +280,13 @@ static bool pmu_busy(struct pmu *pmu, bool exclusive_only)
 	return false;
 }
 
+/* Exclusive groups in any context: while there is none, no PMU is busy. */
+static int exclusive_groups;
+
 static bool group_fits_exclusive(struct perf_event *leader)
 {
+	if (!exclusive_groups)
+		return true;
 	if (pmu_busy(leader->pmu, true))
 		return false;
 	return !leader->attr.exclusive || !pmu_busy(leader->pmu, false);
@@ -289,14 +300,14 @@ static struct perf_event_context *active_contexts(int i)
 }
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs);
-static bool group_is_software(const struct perf_event *g);
 
-/* A group of software events that is not exclusive changes no one else's
- * place on the PMUs (software events always fit and stay out of rotation):
- * adding or removing it needs no rescheduling of the others. */
-static bool group_stands_alone(const struct perf_event *g)
+/* A lone software event, not exclusive, changes no one else's place on the
+ * PMUs (software events always fit and stay out of rotation): adding or
+ * removing it needs no rescheduling of the others. */
+static inline bool event_stands_alone(const struct perf_event *e)
 {
-	return g->group_leader == g && !g->attr.exclusive && group_is_software(g);
+	return e->group_leader == e && !e->sibling_next && !e->attr.exclusive &&
+	       e->pmu->type == PERF_TYPE_SOFTWARE;
 }
 
 static void start_rotation(void)
@@ -408,6 +419,8 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 	e->tstamp = ctx_time;	/* time_enabled counts from here */
 	e->ctx = ctx;
 	ctx->nr_events++;
+	if (e->group_leader == e && e->attr.exclusive)
+		exclusive_groups++;
 	if (e->group_leader == e) {
 		struct perf_event **link = &ctx->groups;
 		while (*link)
@@ -423,7 +436,7 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
 			set_state(e, PERF_EVENT_STATE_ERROR);
 	}
-	if (group_stands_alone(e) && !e->sibling_next) {
+	if (event_stands_alone(e)) {
 		if (sched_in_group(e))
 			start_rotation();
 		irq_restore(flags);
@@ -443,7 +456,9 @@ void perf_remove_from_context(struct perf_event *e)
 		irq_restore(flags);
 		return;
 	}
-	bool alone = group_stands_alone(e) && !e->sibling_next;
+	bool alone = event_stands_alone(e);
+	if (e->group_leader == e && e->attr.exclusive)
+		exclusive_groups--;
 	event_sched_out(e);
 	if (e->group_leader == e) {
 		struct perf_event **link = &ctx->groups;

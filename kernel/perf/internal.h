@@ -3,6 +3,7 @@
 #include "perf.h"
 #include "perf_event.h"
 #include "../x86.h"
+#include <pmuos/perf_ext.h>
 
 struct task;
 struct file;
@@ -93,6 +94,21 @@ struct perf_stats {
 	long aux_nested;	/* AUX writers refused: begin inside another's begin..end */
 };
 extern struct perf_stats perf_stats;
+
+/* The attr flag word (disabled ... sigtrap, and seed 001's persistent at
+ * PMUOS_ATTR_FLAG_PERSISTENT_BIT) as one u64: the bits without a C field. */
+static inline uint64_t perf_attr_flags(const struct perf_event_attr *attr)
+{
+	uint64_t word;
+
+	__builtin_memcpy(&word, (const char *)attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(word));
+	return word;
+}
+
+static inline bool perf_attr_persistent(const struct perf_event_attr *attr)
+{
+	return perf_attr_flags(attr) & (1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT);
+}
 
 /* attr.c: copy struct perf_event_attr in as Linux's perf_copy_attr does
  * (sizes, E2BIG with the size written back, reserved bits). */

@@ -121,7 +121,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
 		return -EINVAL;
 	/* Linux takes the descriptor number first. */
-	int fd = fd_install(&current->fds, NULL, 0, false);
+	int fd = fd_unused(&current->fds, 0);
 	if (fd < 0)
 		return fd;
 	if (group_fd != -1) {
@@ -186,9 +186,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	current->fds.file[fd] = f;
 	current->fds.cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
 	perf_install_in_context(ctx, e);
-	uint64_t attr_flags;
-	memcpy(&attr_flags, (const char *)&attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(attr_flags));
-	if (attr_flags & (1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT))
+	if (perf_attr_persistent(&attr))
 		perf_event_detach(e);	/* attr.persistent (seed 001) */
 	return fd;
 fail:

@@ -297,7 +297,8 @@ void perf_pending_cancel(struct perf_event *e)
 		unlink_pushed(&pending, e, offsetof(struct perf_event, pending_next));
 		e->pending_queued = false;
 	}
-	unlink_pushed(&throttled, e, offsetof(struct perf_event, throttled_next));
+	if (READ_ONCE(throttled))
+		unlink_pushed(&throttled, e, offsetof(struct perf_event, throttled_next));
 	irq_restore(flags);
 }
 
