@@ -2,7 +2,7 @@
 #include "syscall.h"
 #include "task.h"
 #include "fs/dev.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include "x86.h"
 #include "lib/string.h"
 #include "mm/paging.h"

@@ -200,7 +200,7 @@ bool syscall_full(struct pt_regs *regs, uint64_t entry_tsc)
 	unsigned long nr = regs->error_code;
 	syscall_fn fn = nr < NR_SYSCALLS ? table[nr] : NULL;
 
-	user_entry_work(regs, entry_tsc);	/* R11 held itrace's TF */
+	user_entry_work(regs, entry_tsc);	/* before anything reads the frame */
 	sti();
 	regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9)
 		       : unknown_syscall(nr);

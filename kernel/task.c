@@ -10,7 +10,7 @@
 #include "gdt.h"
 #include "panic.h"
 #include "printk.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "pmu/sw.h"
@@ -113,16 +113,13 @@ static void build_kernel_stack(struct task *t, const struct pt_regs *user)
 
 static void task_free(struct task *t)
 {
-	perf_task_exit(t);
+	perf_event_exit_task(t);
 	fd_close_all(&t->fds);
 	if (t->cwd)
 		inode_put(t->cwd);
 	if (t->us)
 		uspace_destroy(t->us);	/* mappings of perf events hold their files */
-	if (t->perf_ctx) {
-		assert(t->perf_ctx->nr_events == 0);
-		kfree(t->perf_ctx);
-	}
+	perf_task_free_context(t);
 	if (t->kstack_top)
 		vfree_stack(t->kstack_top, KSTACK_SIZE);
 	kfree(t);
@@ -207,7 +204,7 @@ __noreturn void task_exit(int status)
 	cli();
 	t->exit_status = status;
 	t->exiting = true;
-	perf_event_exit_task(t);	/* PERF_RECORD_EXIT */
+	perf_log_task_exit(t);	/* PERF_RECORD_EXIT */
 	context_switch(&t->kernel_rsp, scheduler_rsp);
 	panic("an exited task was resumed");
 }

@@ -570,7 +570,7 @@ void perf_event_reset(struct perf_event *e)
 	irq_restore(flags);
 }
 
-void perf_task_exit(struct task *t)
+void perf_event_exit_task(struct task *t)
 {
 	struct perf_event_context *ctx = t->perf_ctx;
 	uint64_t flags = irq_save();
@@ -586,6 +586,15 @@ void perf_task_exit(struct task *t)
 	}
 	irq_restore(flags);
 	perf_persistent_task_exit(t);
+}
+
+void perf_task_free_context(struct task *t)
+{
+	if (!t->perf_ctx)
+		return;
+	assert(t->perf_ctx->nr_events == 0);
+	kfree(t->perf_ctx);
+	t->perf_ctx = NULL;
 }
 
 /* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened,

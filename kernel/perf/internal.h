@@ -86,15 +86,6 @@ void perf_event_release_rb(struct perf_event *e);
  * pending wake-up (taken: the next poll waits for another). */
 unsigned perf_event_poll(struct perf_event *e);
 
-
-struct perf_stats {
-	long events;		/* perf events alive */
-	long rings;		/* mmap buffers */
-	long aux_areas;
-	long aux_nested;	/* AUX writers refused: begin inside another's begin..end */
-};
-extern struct perf_stats perf_stats;
-
 /* The attr flag word (disabled ... sigtrap, and seed 001's persistent at
  * PMUOS_ATTR_FLAG_PERSISTENT_BIT) as one u64: the bits without a C field. */
 static inline uint64_t perf_attr_flags(const struct perf_event_attr *attr)
@@ -142,9 +133,6 @@ static inline void perf_event_read_count(struct perf_event *e)
 }
 /* The task context of t, made on first use; NULL on allocation failure. */
 struct perf_event_context *perf_task_context(struct task *t, bool create);
-/* t is ending: its events stop and take the EXIT state. */
-void perf_task_exit(struct task *t);
-void perf_task_events_enable(struct task *t, bool enable);
 
 /* open.c: the perf event file */
 bool is_perf_file(const struct file *f);
@@ -178,18 +166,6 @@ long perf_event_set_output(struct perf_event *e, struct perf_event *out);
  * semantics. All of it may run in NMI context: no locks, no allocation,
  * no faults. ---- */
 
-struct perf_output_handle {
-	struct perf_event *event;
-	struct perf_buffer *rb;
-	uint64_t head;		/* where this record starts (the ring's offset) */
-	uint64_t offset;	/* where the next byte goes */
-	uint64_t end;		/* head + size */
-	uint64_t wakeup;	/* rb->wakeup when this writer began (ring.c) */
-	/* AUX writers (aux.c): head is where the next AUX byte goes */
-	uint64_t size;		/* AUX bytes that may be written from head */
-	uint64_t aux_flags;	/* PERF_AUX_FLAG_* of the coming PERF_RECORD_AUX */
-};
-
 /* Reserve size bytes (a multiple of 8) in the buffer e's records go to (its
  * own, or its SET_OUTPUT target's). 0 on success; -ENOSPC when the record
  * must be dropped (no buffer, paused, or a PROT_WRITE reader has not made
@@ -206,36 +182,6 @@ void perf_output_end(struct perf_output_handle *h);
  * self-NMI once it reaches that point (kernel/test/ring.c). */
 #define RB_NMI_POINTS	8
 extern unsigned rb_nmi_point;
-
-/* ---- the AUX area's writer (aux.c), seed 002: Linux's API ----
- *
- * perf_aux_output_begin(h, e): start writing AUX data for e (into the
- * buffer e's records go to: its own or its SET_OUTPUT target's). Returns
- * the driver's private AUX state (setup_aux's) and sets h->head and
- * h->size, the bytes that may be written from h->head without passing
- * data the reader has not consumed (aux_tail; overwrite mode: the whole
- * area); NULL when there is no AUX area, when another writer is inside
- * begin..end (refused and counted in perf_stats.aux_nested, never
- * allowed), or when a PROT_WRITE reader left no room (then, as in Linux,
- * the event is disabled and the reader woken). Call it before the
- * hardware writes, with interrupts off until the end.
- * perf_aux_output_skip(h, size): move head over size bytes (the hardware's
- * alignment wastes them); -ENOSPC beyond h->size.
- * perf_aux_output_end(h, size): size bytes were written at h->head: publish
- * aux_head, write PERF_RECORD_AUX (offset, size, flags: TRUNCATED,
- * OVERWRITE, PARTIAL as they apply) when there is something to say, and
- * wake the reader at aux_watermark. TRUNCATED disables the event (Linux).
- * perf_get_aux(h): the private state again, between begin and end. */
-void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *e);
-void perf_aux_output_end(struct perf_output_handle *h, uint64_t size);
-int perf_aux_output_skip(struct perf_output_handle *h, uint64_t size);
-/* PERF_AUX_FLAG_TRUNCATED or PARTIAL for the coming record (OVERWRITE is
- * end's to set). */
-void perf_aux_output_flag(struct perf_output_handle *h, uint64_t flags);
-void *perf_get_aux(struct perf_output_handle *h);
-/* PERF_RECORD_ITRACE_START (pid, tid of current) for e: a tracing PMU's
- * first start of e. */
-void perf_log_itrace_start(struct perf_event *e);
 
 /* ---- samples and side-band records (sample.c, records.c) ---- */
 
@@ -263,15 +209,6 @@ uint64_t perf_event_clock(const struct perf_event *e);
 #define PERF_ID_SAMPLE_MAX	6
 unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out);
 
-/* Side-band records (records.c), each to every event of the CPU context and
- * of t's that asked (attr.comm, attr.mmap / mmap2 / mmap_data, attr.task,
- * attr.context_switch) and is not off, with sample_id_all. t is current. */
-void perf_event_comm(struct task *t, bool exec);
-void perf_event_mmap(struct task *t, const struct vma *vma);
-/* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
-void perf_event_exec(struct task *t);
-void perf_event_exit_task(struct task *t);
-void perf_event_switch(struct task *t, bool out);
 void perf_log_throttle(struct perf_event *e, bool unthrottle);
 void perf_log_lost_samples(struct perf_event *e, uint64_t lost);
 

@@ -250,7 +250,7 @@ static void exit_output(struct perf_event *e, const void *arg)
 	perf_output_record(e, &r, sizeof(r));
 }
 
-void perf_event_exit_task(struct task *t)
+void perf_log_task_exit(struct task *t)
 {
 	for_each_sb_event(t, task_match, exit_output, t);
 }

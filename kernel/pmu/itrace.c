@@ -38,7 +38,7 @@
 #include "../lib/string.h"
 #include "../mm/kmalloc.h"
 #include "../mm/paging.h"
-#include "../perf/internal.h"
+#include "../perf/perf.h"
 #include <asm-generic/errno.h>
 #include <pmuos/itrace.h>
 

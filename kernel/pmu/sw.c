@@ -7,7 +7,7 @@
 #include "../traps.h"
 #include "../tsc.h"
 #include "../x86.h"
-#include "../perf/internal.h"
+#include "../perf/perf.h"
 #include <asm-generic/errno.h>
 
 #define MIN_CLOCK_PERIOD_NS	10000	/* Linux's floor for hrtimer sampling */
