@@ -18,14 +18,10 @@ volatile uint32_t *user_return_timer_reg = &no_timer;
 
 void entry_work_register(struct entry_work *w)
 {
-	struct entry_work **link = &subscribers;
-
 	assert(next_bit && !w->bit);
 	w->bit = next_bit;
 	next_bit <<= 1;
-	while (*link)
-		link = &(*link)->next;
-	*link = w;
+	list_append(&subscribers, w, next);
 }
 
 /* The entry that builds the full frame while any feature's hooks are on

@@ -78,13 +78,9 @@ void perf_init(void)
 
 int perf_pmu_register(struct pmu *pmu)
 {
-	struct pmu **link = &perf_pmus;
-
 	if (pmu->type < 0)
 		pmu->type = next_dynamic_type++;
-	while (*link)
-		link = &(*link)->next;
-	*link = pmu;
+	list_append(&perf_pmus, pmu, next);
 	return 0;
 }
 
@@ -267,16 +263,11 @@ static int group_sched_in(struct perf_event *leader)
 /* attr.exclusive: the group is alone on its PMU, or waits. */
 static bool pmu_busy(struct pmu *pmu, bool exclusive_only)
 {
-	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, current ? current->perf_ctx : NULL };
-
-	for (int i = 0; i < 2; i++) {
-		if (!ctxs[i])
-			continue;
-		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next)
+	for_each_context(ctx, current)
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 			if (g->pmu == pmu && g->state == PERF_EVENT_STATE_ACTIVE &&
 			    (!exclusive_only || g->attr.exclusive))
 				return true;
-	}
 	return false;
 }
 
@@ -292,11 +283,11 @@ static bool group_fits_exclusive(struct perf_event *leader)
 	return !leader->attr.exclusive || !pmu_busy(leader->pmu, false);
 }
 
-static struct perf_event_context *active_contexts(int i)
+struct perf_event_context *perf_context_nth(int i, struct task *t)
 {
 	if (i == 0)
 		return &perf_cpu_ctx;
-	return current ? current->perf_ctx : NULL;
+	return t ? t->perf_ctx : NULL;
 }
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs);
@@ -337,14 +328,10 @@ static void sched_in_all(void)
 	bool starved = false;
 
 	for (int pinned = 1; pinned >= 0; pinned--) {
-		for (int i = 0; i < 2; i++) {
-			struct perf_event_context *ctx = active_contexts(i);
-			if (!ctx)
-				continue;
+		for_each_context(ctx, current)
 			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 				if (g->attr.pinned == pinned)
 					starved |= sched_in_group(g);
-		}
 	}
 	if (starved)
 		start_rotation();
@@ -364,14 +351,10 @@ static bool group_is_software(const struct perf_event *g)
 
 static void sched_out_flexible(void)
 {
-	for (int i = 0; i < 2; i++) {
-		struct perf_event_context *ctx = active_contexts(i);
-		if (!ctx)
-			continue;
+	for_each_context(ctx, current)
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 			if (!g->attr.pinned && !group_is_software(g))
 				group_sched_out(g);
-	}
 }
 
 /* Re-run counter assignment for every context, pinned groups first. */
@@ -395,19 +378,16 @@ static void rotate_context(struct perf_event_context *ctx)
 	if (!first || !first->ctx_next)
 		return;
 	*link = first->ctx_next;
-	while (*link)
-		link = &(*link)->ctx_next;
-	*link = first;
 	first->ctx_next = NULL;
+	list_append(link, first, ctx_next);
 }
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs)
 {
 	ctx_time_update();
 	sched_out_flexible();
-	for (int i = 0; i < 2; i++)
-		if (active_contexts(i))
-			rotate_context(active_contexts(i));
+	for_each_context(ctx, current)
+		rotate_context(ctx);
 	sched_in_all();
 }
 
@@ -422,15 +402,10 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 	if (e->group_leader == e && e->attr.exclusive)
 		exclusive_groups++;
 	if (e->group_leader == e) {
-		struct perf_event **link = &ctx->groups;
-		while (*link)
-			link = &(*link)->ctx_next;
-		*link = e;
+		list_append(&ctx->groups, e, ctx_next);
 	} else {
-		struct perf_event *l = e->group_leader, **link = &l->sibling_next;
-		while (*link)
-			link = &(*link)->sibling_next;
-		*link = e;
+		struct perf_event *l = e->group_leader;
+		list_append(&l->sibling_next, e, sibling_next);
 		l->nr_siblings++;
 		/* A sibling joins a running group at once if it fits. */
 		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
@@ -473,10 +448,7 @@ void perf_remove_from_context(struct perf_event *e)
 			s->group_leader = s;
 			s->sibling_next = NULL;
 			s->ctx_next = NULL;
-			link = &ctx->groups;
-			while (*link)
-				link = &(*link)->ctx_next;
-			*link = s;
+			list_append(&ctx->groups, s, ctx_next);
 		}
 		e->sibling_next = NULL;
 		e->nr_siblings = 0;
@@ -601,19 +573,15 @@ void perf_task_free_context(struct task *t)
  * all changed before any is scheduled. */
 void perf_task_events_enable(struct task *t, bool enable)
 {
-	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, t->perf_ctx };
 	struct perf_event **list;
 	int n = 0, max = 0;
 
-	for (int i = 0; i < 2; i++)
-		if (ctxs[i])
-			max += ctxs[i]->nr_events;
+	for_each_context(ctx, t)
+		max += ctx->nr_events;
 	if (!max || !(list = kmalloc(max * sizeof(*list))))
 		return;
-	for (int i = 0; i < 2; i++) {
-		if (!ctxs[i])
-			continue;
-		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next) {
+	for_each_context(ctx, t) {
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
 			if (g->owner == t && n < max)
 				list[n++] = g;
 			for_each_sibling(s, g)

@@ -159,6 +159,14 @@ long perf_mmap(struct file *f, struct vma *vma);
  * mapped itself or out has no mapping. */
 long perf_event_set_output(struct perf_event *e, struct perf_event *out);
 
+/* The contexts an operation on task t walks, in Linux's perf_iterate_sb
+ * order: the CPU's, then t's if it has one (t may be NULL). */
+struct perf_event_context *perf_context_nth(int i, struct task *t);
+#define for_each_context(ctx, t)						\
+	for (int __ctx_i = 0; __ctx_i < 2; __ctx_i++)				\
+		for (struct perf_event_context *ctx = perf_context_nth(__ctx_i, (t)); ctx; \
+		     ctx = NULL)
+
 #define for_each_sibling(s, leader) \
 	for (struct perf_event *s = (leader)->sibling_next; s; s = s->sibling_next)
 
