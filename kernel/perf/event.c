@@ -120,6 +120,16 @@ static void event_release(struct perf_event *e)
 		kfree(e);
 }
 
+struct perf_event *perf_event_new(void)
+{
+	return event_alloc();
+}
+
+void perf_event_discard(struct perf_event *e)
+{
+	event_release(e);
+}
+
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err)
 {
@@ -129,6 +139,14 @@ struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 	if (!e)
 		return NULL;
 	e->attr = *attr;
+	return perf_event_init(e, group_leader, err);
+}
+
+struct perf_event *perf_event_init(struct perf_event *e, struct perf_event *group_leader,
+				   int *err)
+{
+	const struct perf_event_attr *attr = &e->attr;
+
 	e->group_leader = group_leader ? group_leader : e;
 	e->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
 	e->oncpu = -1;

@@ -106,6 +106,14 @@ static inline bool perf_attr_persistent(const struct perf_event_attr *attr)
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr);
 
 /* event.c */
+/* perf_event_open's way: a new event whose attr the caller fills (nothing
+ * else is set), then perf_event_init, which frees it on failure (*err);
+ * perf_event_discard gives it back before that. perf_event_alloc does
+ * both from a copy of attr. */
+struct perf_event *perf_event_new(void);
+void perf_event_discard(struct perf_event *e);
+struct perf_event *perf_event_init(struct perf_event *e, struct perf_event *group_leader,
+				   int *err);
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err);
 void perf_event_free(struct perf_event *e);
