@@ -18,6 +18,10 @@ FIGURE = re.compile(r"#\s*bench:\s*(\S+)\s+(\d+)\s*$")
 
 # What the figures that are not one call's cost measure (user/tests/bench.c says how).
 NOTES = {
+    "getpid_model": "getpid while the PMU model counts (its privilege split on every entry "
+                    "and return; a real PMU has none)",
+    "read_model": "read() of the task-clock fd, the same",
+    "ioctl_reset_model": "ioctl(RESET), the same",
     "itrace_insn": "guest instructions a traced user instruction costs on top of itself",
     "itrace_insn_slowpath": "the same with every #DB step through the C trap path",
     "itrace_flush": "ioctl(PERF_EVENT_IOC_FLUSH) of a traced task, ~300 instructions buffered",

@@ -139,6 +139,24 @@ TEST(open_close)
 	report("open_close", best);
 }
 
+/* The same three while a hardware event counts instructions:u. Under QEMU TCG the PMU is
+ * pmuos's model: every entry and return then runs its privilege split (a real PMU has no
+ * such cost, and these figures there are the fast path's). Linux under TCG has no hardware
+ * event: SKIP. */
+TEST(with_hw_event_counting)
+{
+	int hw = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 0, false, -1);
+	int fd = task_clock(false);
+	uint64_t value;
+
+	ASSERT_EQ(read(fd, &value, sizeof(value)), sizeof(value));
+	report("getpid_model", syscall_ticks(SYS_getpid, 0, 0, 0));
+	report("read_model", syscall_ticks(SYS_read, fd, (long)&value, sizeof(value)));
+	report("ioctl_reset_model", syscall_ticks(SYS_ioctl, fd, PERF_EVENT_IOC_RESET, 0));
+	close(fd);
+	close(hw);
+}
+
 /* The user-space read of a hardware counter through its control page (RDPMC). */
 TEST(rdpmc_self_read)
 {
