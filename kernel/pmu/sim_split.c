@@ -54,6 +54,7 @@
  * stores the exact count into the LAPIC timer from the targets sim_user_exit
  * leaves (user_return_timer_*). */
 static struct entry_work sim_work;
+static bool sim_counting(void);
 
 /* Whether a count stored now for an interrupt at TSC target delays no other
  * timer: the LAPIC is idle or due no earlier. One due within the slack of
@@ -175,6 +176,8 @@ static void sim_user_exit(struct pt_regs *unused)
 
 	if (!sim.pmi_counters && !sim.pmi_pending && !sim.timer.pending) {
 		sim.in_user = true;
+		if (!sim_counting())
+			entry_work_set(&sim_work, false);	/* nothing to split any more */
 		return;
 	}
 	sim_sync(rdtsc());
@@ -293,13 +296,21 @@ void sim_wake(uint64_t now)
 	sim.since = now;
 }
 
-void sim_update_work(void)
+static bool sim_counting(void)
 {
 	bool on = sim.pmi_pending;
 
 	for (int c = 0; c < SIM_COUNTERS; c++)
 		on |= sim.rings[c] != 0;
-	entry_work_set(&sim_work, on);
+	return on;
+}
+
+/* On at once; off only at a return to user mode (sim_user_exit), so that
+ * the PMI handler's disable_all and enable_all do not switch it off and on. */
+void sim_update_work(void)
+{
+	if (!(user_work & sim_work.bit) && sim_counting())
+		entry_work_set(&sim_work, true);
 }
 
 static struct entry_work sim_work = {
