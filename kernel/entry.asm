@@ -1,5 +1,7 @@
 ; Kernel entry and exit: one stub per IDT vector, all joining one path that
-; saves a struct pt_regs (traps.h) and calls trap_dispatch().
+; saves a struct pt_regs (traps.h) and calls trap_dispatch(); the two
+; syscall entries (fast and full frame); the return to user mode, which runs
+; user_exit_work (entry_work.h) and names no feature.
 bits 64
 default rel
 
@@ -68,7 +70,7 @@ extern user_return_timer_abs
 extern user_return_timer_rel
 extern user_return_timer_reg
 extern user_work
-PT_REGS_SIZE equ 22 * 8			; struct pt_regs (traps.h)
+; struct pt_regs (traps.h), slot by slot
 PT_R15 equ 0
 PT_R14 equ 1 * 8
 PT_R13 equ 2 * 8
@@ -91,7 +93,6 @@ PT_CS equ 18 * 8
 PT_RFLAGS equ 19 * 8
 PT_RSP equ 20 * 8
 PT_SS equ 21 * 8
-PT_REGS_CS equ PT_CS
 TRAP_ENTRY_INSNS equ 3 + 15		; a stub, PUSH_REGS
 SYSCALL_ENTRY_INSNS equ 2 + 7 + 15	; the stack switch, the frame, PUSH_REGS
 USER_RETURN_INSNS equ 16 + 17		; EXIT_STAMP from RDTSC; POP_REGS, RSP, SYSRET/IRET

@@ -42,7 +42,8 @@ void file_put(struct file *f)
 		inode_put(f->inode);
 	if (f->dir)
 		inode_put(f->dir);
-	kfree(f->name);
+	if (f->name)
+		kfree(f->name);
 	files_open--;
 	if (!pool_free(&file_pool, f))
 		kfree(f);
