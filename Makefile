@@ -32,7 +32,7 @@ KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm
 KERNEL_C := \
 	kernel/main.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
-	kernel/traps.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
+	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
 	kernel/task.c kernel/sched.c kernel/fork.c kernel/exec.c kernel/exit.c kernel/futex.c \
 	kernel/elf.c kernel/fd.c kernel/signal.c \
@@ -51,7 +51,7 @@ KERNEL_C := \
 	kernel/mm/uaccess.c kernel/mm/uspace.c \
 	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \
 	kernel/perf/ioctl.c kernel/perf/mmap.c kernel/perf/overflow.c kernel/pmu/sw.c \
-	kernel/pmu/x86.c kernel/pmu/probe.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_ring.c kernel/test/pmu.c \
+	kernel/pmu/x86.c kernel/pmu/probe.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_split.c kernel/test/pmu.c \
 	kernel/test/mm.c kernel/test/cpu.c kernel/test/perf.c \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
@@ -149,7 +149,7 @@ test: deps
 
 bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
-		--oracle-init $(BUILD)/user/oracle-init --log-dir $(BUILD)/bench-logs
+		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/bench-logs
 
 # ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
 # make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,

@@ -69,21 +69,33 @@ static void probe_vendor(struct cpu_caps *cc)
 	}
 }
 
+void cpuid10_decode(uint32_t a, uint32_t b, uint32_t c, uint32_t d, struct cpuid10 *out)
+{
+	union cpuid10_eax eax = { .full = a };
+	union cpuid10_edx edx = { .full = d };
+
+	*out = (struct cpuid10){
+		.version = eax.split.version_id,
+		.gp_counters = eax.split.num_counters,
+		.gp_width = eax.split.bit_width,
+		.events_len = eax.split.mask_length,
+		.events_unavailable = b,
+	};
+	if (out->version >= 2) {
+		out->fixed_counters = edx.split.num_counters_fixed;
+		out->fixed_width = edx.split.bit_width_fixed;
+	}
+	if (out->version >= 5)
+		out->fixed_bitmap = c;
+}
+
 static void probe_pmu(struct cpu_caps *cc)
 {
 	uint32_t a, b, c, d;
 
-	if (cc->vendor == VENDOR_INTEL && cc->max_leaf >= 0xa) {
-		cpuid(0xa, &a, &b, &c, &d);
-		cc->perfmon_version = a & 0xff;
-		cc->gp_counters = (a >> 8) & 0xff;
-		cc->gp_width = (a >> 16) & 0xff;
-		cc->arch_events_len = (a >> 24) & 0xff;
-		cc->arch_events_unavailable = b;
-		if (cc->perfmon_version >= 2) {
-			cc->fixed_counters = d & 0x1f;
-			cc->fixed_width = (d >> 5) & 0xff;
-		}
+	if (cc->vendor == VENDOR_INTEL && cc->max_leaf >= CPUID_ARCH_PERFMON) {
+		cpuid(CPUID_ARCH_PERFMON, &a, &b, &c, &d);
+		cpuid10_decode(a, b, c, d, &cc->perfmon);
 	}
 	if (cc->vendor == VENDOR_AMD && cc->max_ext_leaf >= 0x80000022) {
 		cpuid(0x80000022, &a, &b, &c, &d);
@@ -129,6 +141,7 @@ void cpu_print_banner(void)
 		       cc->amd_perfctr_core, cc->amd_perfmon_v2, cc->amd_v2_counters);
 	else
 		printk("pmuos: PMU (CPUID 0xA): version %u, %u GP counters x %u bits, %u fixed x %u bits, events unavailable mask 0x%x\n",
-		       cc->perfmon_version, cc->gp_counters, cc->gp_width,
-		       cc->fixed_counters, cc->fixed_width, cc->arch_events_unavailable);
+		       cc->perfmon.version, cc->perfmon.gp_counters, cc->perfmon.gp_width,
+		       cc->perfmon.fixed_counters, cc->perfmon.fixed_width,
+		       cc->perfmon.events_unavailable);
 }

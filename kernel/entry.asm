@@ -1,5 +1,7 @@
 ; Kernel entry and exit: one stub per IDT vector, all joining one path that
-; saves a struct pt_regs (traps.h) and calls trap_dispatch().
+; saves a struct pt_regs (traps.h) and calls trap_dispatch(); the two
+; syscall entries (fast and full frame); the return to user mode, which runs
+; user_exit_work (entry_work.h) and names no feature.
 bits 64
 default rel
 
@@ -54,51 +56,75 @@ extern smap_enabled
 %%done:
 %endmacro
 
-; ---- The simulated PMU's privilege split (kernel/pmu/sim_ring.c) ----
-; Each entry from user mode reports the TSC of its first kernel instruction,
-; each return the TSC of the first user instruction: RDTSC's value corrected
-; by the instructions between it and the ring change. Under QEMU -icount an
-; instruction is a TSC tick, so these counts are the model's constants:
-; change the code below and they change with it.
-extern pmu_sim_kernel_entry
-extern pmu_sim_user_return
-extern pmu_sim_user_tsc
-extern pmu_sim_exit_abs
-extern pmu_sim_exit_rel
-extern pmu_sim_exit_timer
-PT_REGS_CS equ 18 * 8			; struct pt_regs (traps.h)
+; ---- Stamps for time split by privilege level (entry_work.h) ----
+; Each full-frame entry from user mode passes the TSC of its first kernel
+; instruction to user_entry_work, each full-frame return stamps the TSC of
+; the first user instruction: RDTSC's value corrected by the instructions
+; between it and the ring change. Under QEMU -icount an instruction is a TSC
+; tick, so these counts are constants a subscriber (the simulated PMU) relies
+; on: change the code below and they change with it.
+extern user_entry_work
+extern user_exit_work
+extern user_return_tsc
+extern user_return_timer_abs
+extern user_return_timer_rel
+extern user_return_timer_reg
+extern user_work
+; struct pt_regs (traps.h), slot by slot
+PT_R15 equ 0
+PT_R14 equ 1 * 8
+PT_R13 equ 2 * 8
+PT_R12 equ 3 * 8
+PT_RBP equ 4 * 8
+PT_RBX equ 5 * 8
+PT_R11 equ 6 * 8
+PT_R10 equ 7 * 8
+PT_R9 equ 8 * 8
+PT_R8 equ 9 * 8
+PT_RAX equ 10 * 8
+PT_RCX equ 11 * 8
+PT_RDX equ 12 * 8
+PT_RSI equ 13 * 8
+PT_RDI equ 14 * 8
+PT_VECTOR equ 15 * 8
+PT_ERROR equ 16 * 8
+PT_RIP equ 17 * 8
+PT_CS equ 18 * 8
+PT_RFLAGS equ 19 * 8
+PT_RSP equ 20 * 8
+PT_SS equ 21 * 8
 TRAP_ENTRY_INSNS equ 3 + 15		; a stub, PUSH_REGS
 SYSCALL_ENTRY_INSNS equ 2 + 7 + 15	; the stack switch, the frame, PUSH_REGS
-USER_RETURN_INSNS equ 16 + 17		; PMU_USER_RETURN from RDTSC; POP_REGS, RSP, SYSRET/IRET
+USER_RETURN_INSNS equ 16 + 17		; EXIT_STAMP from RDTSC; POP_REGS, RSP, SYSRET/IRET
 USER_RETURN_AFTER_STORE equ 1 + 17	; its store; POP_REGS, RSP, SYSRET/IRET
+X86_EFLAGS_TF equ 1 << 8
 
 ; RAX = the TSC, with every register saved already.
-%macro PMU_STAMP 0
+%macro ENTRY_STAMP 0
 	rdtsc
 	shl rdx, 32
 	or rax, rdx
 %endmacro
 
-; Last thing before POP_REGS on a return to user mode, interrupts off: the
-; C hook, then the stamp and the LAPIC arming that lands the model's PMI on
-; its instruction: count = min(abs - first user TSC, rel) + the instructions
-; from the store on (sim_ring.c folded in the LAPIC's own lag). Straight-line
-; code: its length is USER_RETURN_INSNS whatever the values.
-%macro PMU_USER_RETURN 0
-	call pmu_sim_user_return
-	PMU_STAMP				; 1-3
+; Last thing before POP_REGS on a full-frame return to user mode, interrupts
+; off, after user_exit_work: the stamp, and the timer store that lands an
+; interrupt on an exact user instruction: count = min(abs - first user TSC,
+; rel) + the instructions from the store on. Straight-line code: its length
+; is USER_RETURN_INSNS whatever the values.
+%macro EXIT_STAMP 0
+	ENTRY_STAMP				; 1-3
 	add rax, USER_RETURN_INSNS		; 4: the first user instruction's TSC
-	mov [rel pmu_sim_user_tsc], rax		; 5
-	mov rcx, [rel pmu_sim_exit_abs]		; 6
+	mov [rel user_return_tsc], rax		; 5
+	mov rcx, [rel user_return_timer_abs]	; 6
 	sub rcx, rax				; 7
-	mov rdx, [rel pmu_sim_exit_rel]		; 8
+	mov rdx, [rel user_return_timer_rel]	; 8
 	cmp rcx, rdx				; 9
 	cmovg rcx, rdx				; 10
 	add rcx, USER_RETURN_AFTER_STORE	; 11
 	mov edx, 1				; 12
 	cmp rcx, rdx				; 13
-	cmovl rcx, rdx				; 14: at least 1: 0 stops the timer
-	mov rdx, [rel pmu_sim_exit_timer]	; 15: APIC_TIMER_INIT, or a dummy
+	cmovl rcx, rdx				; 14: at least 1: 0 stops a LAPIC timer
+	mov rdx, [rel user_return_timer_reg]	; 15: the timer's count register, or a dummy
 	mov [rdx], ecx				; 16
 %endmacro
 
@@ -120,27 +146,41 @@ isr_stub_ %+ v:
 
 trap_common:
 	PUSH_REGS
-	PMU_STAMP			; before CLEAR_AC: its length depends on SMAP
-	lea rbx, [rax - TRAP_ENTRY_INSNS]	; the entry's TSC (rbx is saved above)
+	ENTRY_STAMP			; before CLEAR_AC: its length depends on SMAP
+	lea rsi, [rax - TRAP_ENTRY_INSNS]	; the entry's TSC
 	CLEAR_AC
 	cld
-	test byte [rsp + PT_REGS_CS], 3
-	jz .dispatch
-	mov rdi, rbx
-	call pmu_sim_kernel_entry
-.dispatch:
 	mov rdi, rsp
-	mov rsi, rbx
 	call trap_dispatch
 global trap_return
 trap_return:
 	cli				; IRET restores IF
-	test byte [rsp + PT_REGS_CS], 3
-	jz .iret
-	PMU_USER_RETURN
-.iret:
+	test byte [rsp + PT_CS], 3
+	jz .kernel
+	mov rdi, rsp
+	call user_exit_work
+	xor eax, eax			; IRET
+	jmp return_to_user
+.kernel:
 	POP_REGS
 	add rsp, 16			; vector and error code
+	iretq
+
+; A full frame's return to user mode, interrupts off, the exit work done:
+; SYSRET when EAX says it may, else IRET. Both tails after EXIT_STAMP are
+; 17 instructions (USER_RETURN_INSNS).
+return_to_user:
+	mov qword [rsp + PT_VECTOR], 0	; no longer a complete syscall frame (see .slow_exit)
+	test eax, eax
+	jz .iret
+	EXIT_STAMP
+	POP_REGS			; RCX = RIP and R11 = RFLAGS, as checked
+	mov rsp, [rsp + 40]		; the user RSP (after vector, error, rip, cs, rflags)
+	o64 sysret
+.iret:
+	EXIT_STAMP
+	POP_REGS
+	add rsp, 16
 	iretq
 
 section .rodata
@@ -156,17 +196,33 @@ isr_stubs:
 ; SYSCALL (SDM Vol. 2B): RCX = user RIP, R11 = user RFLAGS, RSP still the
 ; user's; SFMASK has cleared IF, TF, DF and AC. One CPU and no per-CPU data,
 ; so plain variables hold the stacks and no SWAPGS is needed.
-extern syscall_dispatch
+;
+; Two entries (entry_work.c points MSR_LSTAR at one): syscall_entry_full
+; builds the whole struct pt_regs and runs the entry and exit work in C
+; (syscall_full); syscall_entry, taken while no feature wants entry work,
+; saves only what the ABI makes it restore: the argument registers, RIP,
+; RFLAGS and RSP, each in its pt_regs slot at the top of the kernel stack.
+; The callee-saved registers stay in the CPU (the C code preserves them):
+; a syscall that reads or rewrites the whole frame (rt_sigreturn, the
+; forks, which copy it, and the execs) has a stub in the fast table that stores them
+; first (FULL_FRAME_SYSCALL), and a return with work to do (a signal, a
+; feature switched on meanwhile) stores them on its way out (.slow_exit).
+; A complete frame is marked by vector = -1 until its return.
+extern syscall_full
+extern syscall_exit_full
+extern syscall_fast_table
+extern unknown_syscall
 extern syscall_kernel_rsp
 GDT_USER_DS equ 0x2b
 GDT_USER_CS equ 0x33
+NR_SYSCALLS equ 512
 
 section .bss
 syscall_user_rsp: resq 1
 
 section .text
-global syscall_entry
-syscall_entry:
+global syscall_entry_full
+syscall_entry_full:
 	mov [rel syscall_user_rsp], rsp
 	mov rsp, [rel syscall_kernel_rsp]
 	push GDT_USER_DS		; the same frame an interrupt from user mode builds
@@ -175,20 +231,121 @@ syscall_entry:
 	push GDT_USER_CS
 	push rcx
 	push rax			; error_code slot: the syscall number
-	push -1				; vector: none
+	push -1				; vector: none, and the frame is complete
 	PUSH_REGS
-	PMU_STAMP
-	lea rdi, [rax - SYSCALL_ENTRY_INSNS]
-	call pmu_sim_kernel_entry
+	ENTRY_STAMP
+	lea rsi, [rax - SYSCALL_ENTRY_INSNS]
 	mov rdi, rsp
-	call syscall_dispatch		; true when SYSRET may return
+	call syscall_full		; true when SYSRET may return
+	jmp return_to_user
+
+; The rest of a fast frame, from the registers that still hold it; RSP =
+; the frame, RCX and R11 free.
+%macro COMPLETE_FRAME 0
+	mov [rsp + PT_RBX], rbx
+	mov [rsp + PT_RBP], rbp
+	mov [rsp + PT_R12], r12
+	mov [rsp + PT_R13], r13
+	mov [rsp + PT_R14], r14
+	mov [rsp + PT_R15], r15
+	mov rcx, [rsp + PT_RIP]
+	mov [rsp + PT_RCX], rcx		; what SYSCALL left in them
+	mov r11, [rsp + PT_RFLAGS]
+	mov [rsp + PT_R11], r11
+	mov qword [rsp + PT_CS], GDT_USER_CS
+	mov qword [rsp + PT_VECTOR], -1
+%endmacro
+
+global syscall_entry
+syscall_entry:
+	mov [rel syscall_user_rsp], rsp
+	mov rsp, [rel syscall_kernel_rsp]
+	push GDT_USER_DS
+	push qword [rel syscall_user_rsp]	; RSP = the frame's RSP slot
+	mov [rsp + PT_RFLAGS - PT_RSP], r11
+	mov [rsp + PT_RIP - PT_RSP], rcx
+	mov [rsp + PT_RDI - PT_RSP], rdi
+	mov [rsp + PT_RSI - PT_RSP], rsi
+	mov [rsp + PT_RDX - PT_RSP], rdx
+	mov [rsp + PT_R8 - PT_RSP], r8
+	mov [rsp + PT_R9 - PT_RSP], r9
+	mov [rsp + PT_R10 - PT_RSP], r10
+	sub rsp, PT_RSP			; RSP = the frame
+	test r11d, X86_EFLAGS_TF
+	jnz .traced			; SYSRET would trap at once: IRET
+	cmp rax, NR_SYSCALLS
+	jae .unknown
+	sti
+	mov rcx, r10
+	call [syscall_fast_table + rax * 8]
+.done:
 	cli
-	test eax, eax
-	jz trap_return			; IRET restores everything exactly
-	PMU_USER_RETURN
-	POP_REGS			; RCX = RIP and R11 = RFLAGS, as checked
-	mov rsp, [rsp + 40]		; the user RSP (after vector, error, rip, cs, rflags)
+	cmp dword [rel user_work], 0
+	jne .slow_exit
+	mov rdi, [rsp + PT_RDI]
+	mov rsi, [rsp + PT_RSI]
+	mov rdx, [rsp + PT_RDX]
+	mov r8, [rsp + PT_R8]
+	mov r9, [rsp + PT_R9]
+	mov r10, [rsp + PT_R10]
+	mov rcx, [rsp + PT_RIP]
+	mov r11, [rsp + PT_RFLAGS]
+	mov rsp, [rsp + PT_RSP]
 	o64 sysret
+.unknown:
+	sti
+	mov rdi, rax
+	call unknown_syscall
+	jmp .done
+.slow_exit:				; RAX = the return value
+	cmp qword [rsp + PT_VECTOR], -1
+	je .complete
+	COMPLETE_FRAME
+.complete:
+	mov [rsp + PT_RAX], rax
+	mov rdi, rsp
+	call syscall_exit_full		; true when SYSRET may return
+	jmp return_to_user
+.traced:
+	COMPLETE_FRAME
+	mov [rsp + PT_RAX], rax
+	mov [rsp + PT_ERROR], rax
+	ENTRY_STAMP
+	mov rsi, rax			; (no subscriber wants it: their bits are off)
+	mov rdi, rsp
+	call syscall_full
+	jmp return_to_user
+
+; The fast table's entry for a syscall that reads or rewrites the whole
+; frame: complete it, call the handler, return through the full exit.
+%macro FULL_FRAME_SYSCALL 1
+extern %1
+global full_frame_%1
+full_frame_%1:
+	pop r11				; not back to syscall_entry's .done
+	COMPLETE_FRAME
+	mov rcx, r10			; the fourth argument again
+	call %1
+	cli
+	mov [rsp + PT_RAX], rax
+	mov rdi, rsp
+	call syscall_exit_full
+	jmp return_to_user
+%endmacro
+
+FULL_FRAME_SYSCALL sys_rt_sigreturn
+FULL_FRAME_SYSCALL sys_fork
+FULL_FRAME_SYSCALL sys_vfork
+FULL_FRAME_SYSCALL sys_clone
+FULL_FRAME_SYSCALL sys_clone3
+FULL_FRAME_SYSCALL sys_execve
+FULL_FRAME_SYSCALL sys_execveat
+
+; The fast table's entry for a number with no handler: RAX still holds it.
+global syscall_unknown_stub
+syscall_unknown_stub:
+	mov rdi, rax
+	jmp unknown_syscall
 
 ; void context_switch(uint64_t *save_rsp, uint64_t load_rsp)
 global context_switch

@@ -5,6 +5,7 @@
  * epoll_wait time (no wait queues: the scheduler rescans for sleepers); an
  * edge-triggered item remembers what it last saw: the poll bits and the
  * file's wake-up count (file_ops.poll_seq). */
+#include "entry_work.h"
 #include "syscall.h"
 #include "fd.h"
 #include "poll.h"
@@ -352,6 +353,7 @@ long sys_epoll_pwait(long epfd, long uevents, long max, long timeout_ms, long us
 		return err;
 	long r = do_epoll_wait(epfd, uevents, (int)max, ms_deadline(timeout_ms));
 	current->sig.blocked = saved;
+	user_work_signal();
 	return r;
 }
 
@@ -372,5 +374,6 @@ long sys_epoll_pwait2(long epfd, long uevents, long max, long uts, long usigmask
 		return err;
 	long r = do_epoll_wait(epfd, uevents, (int)max, deadline);
 	current->sig.blocked = saved;
+	user_work_signal();
 	return r;
 }

@@ -18,7 +18,7 @@
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
 #include "mm/vmalloc.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include <asm-generic/errno.h>
 #include <linux/fcntl.h>
 #include <linux/signal.h>

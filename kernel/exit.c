@@ -15,7 +15,7 @@
 #include "fs/vfs.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include <asm-generic/errno.h>
 #include <linux/resource.h>
 #include <linux/wait.h>
@@ -106,8 +106,8 @@ __noreturn void task_exit(int wstatus, bool group)
 	/* Linux's mm_release: the tid word cleared and its waiter woken. */
 	if (t->clear_child_tid && !put_user(0, (int *)t->clear_child_tid))
 		futex_wake_address(t->us, t->clear_child_tid, 1, ~0u);
-	perf_event_exit_task(t);	/* PERF_RECORD_EXIT */
-	perf_task_exit(t);		/* its events stop */
+	perf_log_task_exit(t);		/* PERF_RECORD_EXIT */
+	perf_event_exit_task(t);	/* its events stop */
 	fd_table_put(t->fds);
 	t->fds = NULL;
 	if (t->cwd)

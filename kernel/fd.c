@@ -3,20 +3,25 @@
 #include "panic.h"
 #include "fs/vfs.h"
 #include "mm/kmalloc.h"
+#include "mm/pool.h"
 #include <asm-generic/errno.h>
 
 long files_open;
 
+/* Files come from a pool first: an open and close in a loop make and give
+ * back no slab each time. */
+POOL_DEFINE(file_pool, struct file, 64);
+
 struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags)
 {
-	struct file *f = kzalloc(sizeof(*f));
+	struct file *f = pool_alloc(&file_pool);
+
+	if (!f)
+		f = kmalloc(sizeof(*f));
 
 	if (!f)
 		return NULL;
-	f->ops = ops;
-	f->priv = priv;
-	f->refs = 1;
-	f->flags = flags;
+	*f = (struct file){ .ops = ops, .priv = priv, .refs = 1, .flags = flags };
 	files_open++;
 	return f;
 }
@@ -39,28 +44,37 @@ void file_put(struct file *f)
 		inode_put(f->inode);
 	if (f->dir)
 		inode_put(f->dir);
-	kfree(f->name);
+	if (f->name)
+		kfree(f->name);
 	files_open--;
-	kfree(f);
+	if (!pool_free(&file_pool, f))
+		kfree(f);
 }
 
-int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec)
+int fd_unused(struct fd_table *t, int min)
 {
-	for (int fd = min < 0 ? 0 : min; fd < NR_FDS; fd++) {
+	int from = MAX(min, t->next_fd);
+
+	for (int fd = from; fd < NR_FDS; fd++) {
 		if (!t->file[fd]) {
-			t->file[fd] = f;
-			t->cloexec[fd] = cloexec;
+			if (min <= t->next_fd)
+				t->next_fd = fd;	/* every one below is taken */
 			return fd;
 		}
 	}
 	return -EMFILE;
 }
 
-struct file *fd_get(struct fd_table *t, unsigned int fd)
+int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec)
 {
-	if (fd >= NR_FDS)
-		return NULL;
-	return t->file[fd];
+	int fd = fd_unused(t, min);
+
+	assert(f);
+	if (fd >= 0) {
+		t->file[fd] = f;
+		t->cloexec[fd] = cloexec;
+	}
+	return fd;
 }
 
 int fd_close(struct fd_table *t, unsigned int fd)
@@ -70,6 +84,8 @@ int fd_close(struct fd_table *t, unsigned int fd)
 	if (!f)
 		return -EBADF;
 	t->file[fd] = NULL;
+	if ((int)fd < t->next_fd)
+		t->next_fd = fd;
 	file_put(f);
 	return 0;
 }

@@ -53,6 +53,7 @@ struct fd_table {
 	struct file *file[NR_FDS];
 	uint8_t cloexec[NR_FDS];
 	int refs;		/* tasks sharing it (CLONE_FILES) */
+	int next_fd;		/* no free descriptor below it (Linux's next_fd) */
 };
 
 /* An empty table / a copy of one (each file one reference more), refs 1. */
@@ -79,11 +80,17 @@ static inline bool file_writable(const struct file *f)
 void file_get(struct file *f);
 void file_put(struct file *f);
 
+/* The lowest free descriptor >= min, left free (Linux's get_unused_fd: a
+ * syscall that must number its file before making it); -EMFILE if none. */
+int fd_unused(struct fd_table *t, int min);
 /* Install f at the lowest free descriptor >= min; -EMFILE if none. The table
  * takes over the caller's reference. */
 int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);
 /* The file behind fd, or NULL (EBADF). No reference is taken. */
-struct file *fd_get(struct fd_table *t, unsigned int fd);
+static inline struct file *fd_get(struct fd_table *t, unsigned int fd)
+{
+	return fd < NR_FDS ? t->file[fd] : NULL;
+}
 int fd_close(struct fd_table *t, unsigned int fd);
 void fd_close_all(struct fd_table *t);
 /* epoll.c: f's last reference is going: it leaves every interest list. */

@@ -12,7 +12,7 @@
 #include "mm/paging.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include <asm-generic/errno.h>
 #include <linux/sched.h>
 

@@ -5,6 +5,7 @@
  * memory between address spaces but files (a shared file futex would need
  * the file's key: not supported, its waiters only meet within a process). */
 #include "futex.h"
+#include "clock.h"
 #include "sched.h"
 #include "syscall.h"
 #include "task.h"
@@ -18,7 +19,6 @@
 #include <linux/time.h>
 #include <linux/time_types.h>
 
-#define NSEC_PER_SEC	1000000000l
 
 struct futex_waiter {
 	struct futex_waiter *next;
@@ -89,7 +89,7 @@ static long deadline_of(long uts, bool absolute, bool realtime, uint64_t *deadli
 		return 0;
 	if (copy_from_user(&ts, (void *)uts, sizeof(ts)))
 		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= NSEC_PER_SEC)
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || (uint64_t)ts.tv_nsec >= NSEC_PER_SEC)
 		return -EINVAL;
 	uint64_t ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 	if (absolute) {

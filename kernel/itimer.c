@@ -6,6 +6,7 @@
  * context and queue their signal there. POSIX timers go at exec, all of
  * them at the process's end (Linux's exit_itimers). */
 #include "itimer.h"
+#include "clock.h"
 #include "panic.h"
 #include "sched.h"
 #include "signal.h"
@@ -20,9 +21,7 @@
 #include <linux/time.h>
 #include <linux/time_types.h>
 
-#define NSEC_PER_SEC	1000000000ul
 #define NSEC_PER_USEC	1000ul
-#define TICK_NSEC	4000000ul
 
 struct itimer {
 	struct timer timer;		/* armed: the queue's entry */
@@ -175,7 +174,7 @@ static void arm(struct itimer *it, uint64_t value_ns, uint64_t interval_ns)
 	it->interval_ns = interval_ns;
 	it->overrun = it->overrun_last = 0;
 	if (value_ns && it->which > ITIMER_REAL)
-		value_ns += TICK_NSEC;		/* as Linux's set_cpu_itimer */
+		value_ns += TICK_NS;		/* as Linux's set_cpu_itimer */
 	if (value_ns) {
 		it->expires = current_time(it) + ns_to_tsc(value_ns);
 		it->armed = true;
@@ -201,7 +200,7 @@ static uint64_t time_left(struct itimer *it)
 			it->expires += ((now - it->expires) / it->interval + 1) * it->interval;
 		} else {
 			/* due this instant: Linux shows a little time left */
-			return it->which == ITIMER_REAL ? NSEC_PER_USEC : it->which > 0 ? TICK_NSEC : 1;
+			return it->which == ITIMER_REAL ? NSEC_PER_USEC : it->which > 0 ? TICK_NS : 1;
 		}
 	}
 	uint64_t ns = tsc_to_ns(it->expires - now);

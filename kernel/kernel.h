@@ -10,6 +10,14 @@
 #define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
 #define MAX(a, b)	((a) > (b) ? (a) : (b))
+/* Append node at the tail of the singly linked list *head, whose nodes
+ * link through their field next_field (the list walks written once). */
+#define list_append(head, node, next_field) do {			\
+		__typeof__(node) *__link = (head);			\
+		while (*__link)						\
+			__link = &(*__link)->next_field;		\
+		*__link = (node);					\
+	} while (0)
 #define container_of(p, type, member) \
 	((type *)((char *)(p) - offsetof(type, member)))
 #define likely(x)	__builtin_expect(!!(x), 1)

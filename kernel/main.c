@@ -2,6 +2,7 @@
  * it (unless ktest=0), run /init (which runs the run list), send /out to
  * the host, halt with init's status. */
 #include "apic.h"
+#include "clock.h"
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
@@ -14,9 +15,11 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include "pmu/breakpoint.h"
+#include "pmu/itrace.h"
 #include "pmu/pmu.h"
+#include "pmu/sw.h"
 #include "syscall.h"
 #include "task.h"
 #include "timer.h"
@@ -55,14 +58,18 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	ioapic_init();		// I/O APIC
 	console_rx_init();	// serial input interrupt
 	tsc_init();		// TSC and LAPIC timer frequency
+	clock_init();		// the clocks
 	timer_init();		// deadline queue
 	syscall_init();		// SYSCALL/SYSRET
-	perf_init();		// perf core, software PMU
+	perf_init();		// perf core
+	sw_pmu_init();		// software events
+	perf_persistent_init();	// persistent events
+	itrace_init();		// instruction trace PMU
 	sti();
 
 	printk("pmuos 0.1\n");
 	print_banner();
-	x86_pmu_init();		// hardware PMU, or its model
+	x86_pmu_init();		// hardware PMU, or its model (after itrace: entry_work order)
 	hw_breakpoint_init();	// breakpoint PMU: DR0-DR3
 	fs_init();		// initramfs, /dev, /proc, /sys
 	if (cmdline_ulong("ktest", 1))	// make run passes ktest=0

@@ -5,6 +5,8 @@
  * it picks, and the kernel's own loop (kmain, the idle context) halts until
  * an interrupt while nothing can run. One CPU: interrupts off is the lock. */
 #include "sched.h"
+#include "clock.h"
+#include "entry_work.h"
 #include "gdt.h"
 #include "panic.h"
 #include "signal.h"
@@ -13,12 +15,11 @@
 #include "tsc.h"
 #include "x86.h"
 #include "mm/uspace.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include "pmu/pmu.h"
 #include "pmu/sw.h"
 #include <asm-generic/errno.h>
 
-#define TICK_NS		4000000ul	/* Linux's HZ=250 */
 
 struct cpu cpu0;
 static struct task *tasks;		/* every task, by pid */
@@ -95,9 +96,15 @@ static struct task *pick_next(struct task *prev, int *nr)
 	return prev && prev->state == TASK_RUNNING ? prev : NULL;
 }
 
-static void on_tick(struct timer *t, struct pt_regs *regs)
+static void request_resched(void)
 {
 	this_cpu()->need_resched = true;
+	user_work_resched();
+}
+
+static void on_tick(struct timer *t, struct pt_regs *regs)
+{
+	request_resched();
 }
 
 /* The tick runs only while another task waits for the CPU. */
@@ -127,6 +134,7 @@ static void load_task(struct task *next)
 	current = next;
 	if (!next)
 		return;
+	user_work_signal();	/* the bit is per CPU: look at next's signals */
 	uspace_activate(next->us);
 	tss_set_rsp0((uint64_t)next->kstack_top);
 	syscall_kernel_rsp = (uint64_t)next->kstack_top;
@@ -246,7 +254,7 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 
 void sched_wakeup(void)
 {
-	this_cpu()->need_resched = true;
+	request_resched();
 }
 
 void sched_yield_cpu(void)

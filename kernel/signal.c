@@ -2,6 +2,7 @@
  * rt_sigframe (arch/x86/kernel/signal.c's layout), sigreturn, and the signals
  * user faults raise (arch/x86/kernel/traps.c's choices). */
 #include "signal.h"
+#include "entry_work.h"
 #include "gdt.h"
 #include "panic.h"
 #include "printk.h"
@@ -137,6 +138,7 @@ int signal_send(struct task *t, int sig, const siginfo_t *info)
 	uint64_t flags = irq_save();
 	int r = send_locked(t, sig, info);
 
+	user_work_signal();	/* t may be current: look on the way out */
 	irq_restore(flags);
 	return r;
 }
@@ -427,6 +429,7 @@ long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize)
 		case SIG_SETMASK: s->blocked = set; break;
 		default: return -EINVAL;
 		}
+		user_work_signal();	/* one may be unblocked now */
 	}
 	if (uoset && copy_to_user((void *)uoset, &old, sizeof(old)))
 		return -EFAULT;
@@ -475,6 +478,7 @@ long sys_rt_sigreturn(void)
 	regs->cs = GDT_USER_CS;
 	regs->ss = GDT_USER_DS;
 	current->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
+	user_work_signal();
 	return regs->rax;
 badframe:;
 	siginfo_t info = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };

@@ -1,6 +1,7 @@
 /* Descriptor syscalls: read, write and their vectors, close, dup, fcntl,
  * ioctl, lseek. Errors as Linux's fs/ gives them. */
 #include "syscall.h"
+#include "entry_work.h"
 #include "fd.h"
 #include "pipe.h"
 #include "task.h"
@@ -210,16 +211,17 @@ long sys_fcntl(long fd, long cmd, long arg)
 	}
 }
 
-long sys_ioctl(long fd, long cmd, long arg)
+static long file_ioctl(struct file *f, unsigned c, long arg)
 {
-	fd = (unsigned int)fd;
-	struct file *f = get(fd);
-	unsigned c = cmd;
+	return f->ops->ioctl ? f->ops->ioctl(f, c, arg) : -ENOTTY;
+}
+
+/* The ioctls every file answers (fs/ioctl.c do_vfs_ioctl), then the
+ * file's own. */
+static __attribute__((noinline)) long vfs_ioctl(struct file *f, unsigned fd, unsigned c, long arg)
+{
 	int on;
 
-	if (!f || (f->flags & O_PATH))
-		return -EBADF;
-	/* The ioctls every file answers (fs/ioctl.c do_vfs_ioctl). */
 	switch (c) {
 	case FIOCLEX:
 	case FIONCLEX:
@@ -238,7 +240,21 @@ long sys_ioctl(long fd, long cmd, long arg)
 			       -EFAULT : 0;
 		break;
 	}
-	return f->ops->ioctl ? f->ops->ioctl(f, c, arg) : -ENOTTY;
+	return file_ioctl(f, c, arg);
+}
+
+long sys_ioctl(long fd, long cmd, long arg)
+{
+	fd = (unsigned int)fd;
+	struct file *f = get(fd);
+	unsigned c = cmd;
+
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	/* Those are all of type 'T' (0x54), as the terminal's own. */
+	if (unlikely(_IOC_TYPE(c) == 'T'))
+		return vfs_ioctl(f, fd, c, arg);
+	return file_ioctl(f, c, arg);
 }
 
 long sys_lseek(long fd, long off, long whence)

@@ -5,7 +5,7 @@
 #include "task.h"
 #include "mm/paging.h"
 #include "mm/uspace.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include <asm-generic/errno.h>
 #include <asm-generic/fcntl.h>
 #include <asm-generic/mman-common.h>

@@ -1,6 +1,8 @@
 /* Waiting for descriptors: poll, ppoll, select and pselect6, over each
  * file's poll op (Linux's fs/select.c). There are no wait queues: a
  * sleeper's condition rescans its files whenever the scheduler looks. */
+#include "entry_work.h"
+#include "clock.h"
 #include "syscall.h"
 #include "fd.h"
 #include "poll.h"
@@ -16,7 +18,6 @@
 #include <linux/time_types.h>
 
 #define POLL_MAX_FDS	1024	/* RLIMIT_NOFILE */
-#define NSEC_PER_SEC	1000000000ul
 /* select's sets, by Linux's masks (fs/select.c) */
 #define POLLIN_SET	(POLLRDNORM | POLLRDBAND | POLLIN | POLLHUP | POLLERR)
 #define POLLOUT_SET	(POLLWRBAND | POLLWRNORM | POLLOUT | POLLERR)
@@ -137,6 +138,7 @@ long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize)
 	/* A signal the temporary mask let through is delivered first; the
 	 * old mask returns with the signal frame (here: restored at once). */
 	current->sig.blocked = saved;
+	user_work_signal();
 	if (uts && deadline != POLL_NO_WAIT) {
 		uint64_t left = poll_time_left(deadline);
 		ts = (struct __kernel_timespec){ left / NSEC_PER_SEC, left % NSEC_PER_SEC };
@@ -266,6 +268,7 @@ long sys_pselect6(long n, long uin, long uout, long uex, long uts, long usig)
 		return err;
 	long r = do_select(n, uin, uout, uex, deadline);
 	current->sig.blocked = saved;
+	user_work_signal();
 	if (uts && deadline != POLL_NO_WAIT) {
 		uint64_t left = poll_time_left(deadline);
 		ts = (struct __kernel_timespec){ left / NSEC_PER_SEC, left % NSEC_PER_SEC };

@@ -3,7 +3,7 @@
 #include "sched.h"
 #include "task.h"
 #include "fs/dev.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include "x86.h"
 #include "lib/string.h"
 #include "mm/paging.h"

@@ -4,6 +4,7 @@
  * idle policies, which Linux grants root, are refused with EPERM. CPU time
  * is not split by privilege level: all of it reads as user time. */
 #include "syscall.h"
+#include "clock.h"
 #include "sched.h"
 #include "task.h"
 #include "tsc.h"
@@ -15,7 +16,6 @@
 #include <linux/sched/types.h>
 #include <linux/times.h>
 
-#define NSEC_PER_SEC	1000000000ul
 #define USER_HZ		100
 #define HZ		250
 /* Linux's jiffies start 5 minutes before wrapping 32 bits (times' value) */

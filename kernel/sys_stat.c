@@ -1,6 +1,7 @@
 /* What a node says about itself and how it is changed in place: stat,
  * statx, statfs, access, readlink, chmod, chown, utimensat. Every caller is
  * root (Linux's CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_CHOWN). */
+#include "clock.h"
 #include "syscall.h"
 #include "fd.h"
 #include "task.h"
@@ -17,7 +18,6 @@
 
 #define UTIME_NOW	((1l << 30) - 1l)
 #define UTIME_OMIT	((1l << 30) - 2l)
-#define NSEC_PER_SEC	1000000000l
 
 static struct file *get(long fd)
 {
@@ -404,7 +404,7 @@ long sys_utimensat(long dirfd, long upath, long utimes, long flags)
 		if (copy_from_user(ts, (void *)utimes, sizeof(ts)))
 			return -EFAULT;
 		for (int i = 0; i < 2; i++)
-			if ((ts[i].tv_nsec < 0 || ts[i].tv_nsec >= NSEC_PER_SEC) &&
+			if ((ts[i].tv_nsec < 0 || ts[i].tv_nsec >= (long)NSEC_PER_SEC) &&
 			    ts[i].tv_nsec != UTIME_NOW && ts[i].tv_nsec != UTIME_OMIT)
 				return -EINVAL;
 		if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)

@@ -1,7 +1,6 @@
-/* Time syscalls: clocks from the TSC (realtime anchored to the CMOS clock
- * at boot), sleeps on the deadline timer. */
+/* Time syscalls: the clocks of clock.c, sleeps on the deadline timer. */
 #include "syscall.h"
-#include "rtc.h"
+#include "clock.h"
 #include "task.h"
 #include "tsc.h"
 #include "x86.h"
@@ -9,49 +8,6 @@
 #include <asm-generic/errno.h>
 #include <linux/time.h>
 #include <linux/time_types.h>
-
-#define NSEC_PER_SEC 1000000000ul
-
-static uint64_t realtime_base_ns;	/* realtime at TSC 0 */
-
-static uint64_t monotonic_ns(void)
-{
-	return tsc_to_ns(rdtsc());
-}
-
-static uint64_t realtime_ns(void)
-{
-	if (!realtime_base_ns)
-		realtime_base_ns = rtc_read_epoch() * NSEC_PER_SEC - monotonic_ns();
-	return realtime_base_ns + monotonic_ns();
-}
-
-static uint64_t cputime_ns(void)
-{
-	return tsc_to_ns(task_cputime_tsc(current));
-}
-
-int clock_read_ns(long clock, uint64_t *ns)
-{
-	switch (clock) {
-	case CLOCK_REALTIME:
-	case CLOCK_REALTIME_COARSE:
-		*ns = realtime_ns();
-		return 0;
-	case CLOCK_MONOTONIC:
-	case CLOCK_MONOTONIC_RAW:
-	case CLOCK_MONOTONIC_COARSE:
-	case CLOCK_BOOTTIME:
-		*ns = monotonic_ns();
-		return 0;
-	case CLOCK_PROCESS_CPUTIME_ID:
-	case CLOCK_THREAD_CPUTIME_ID:
-		*ns = cputime_ns();
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
 
 static int put_timespec(long uts, uint64_t ns)
 {
@@ -80,7 +36,7 @@ long sys_clock_getres(long clock, long uts)
 
 long sys_gettimeofday(long utv, long utz)
 {
-	uint64_t ns = realtime_ns();
+	uint64_t ns = clock_realtime_ns();
 	struct { long sec, usec; } tv = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC / 1000 };
 	struct { int minuteswest, dsttime; } tz = { 0, 0 };
 
@@ -93,7 +49,7 @@ long sys_gettimeofday(long utv, long utz)
 
 long sys_time(long ut)
 {
-	long t = realtime_ns() / NSEC_PER_SEC;
+	long t = clock_realtime_ns() / NSEC_PER_SEC;
 
 	if (ut && put_user(t, (long *)ut))
 		return -EFAULT;
@@ -102,14 +58,14 @@ long sys_time(long ut)
 
 static long sleep_until(uint64_t deadline_ns_mono, long urem)
 {
-	uint64_t now = monotonic_ns();
+	uint64_t now = clock_monotonic_ns();
 
 	if (deadline_ns_mono <= now)
 		return 0;
 	int r = task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline_ns_mono - now));
 	if (r != -EINTR)
 		return 0;
-	now = monotonic_ns();
+	now = clock_monotonic_ns();
 	if (urem && put_timespec(urem, deadline_ns_mono > now ? deadline_ns_mono - now : 0))
 		return -EFAULT;
 	return -EINTR;
@@ -132,7 +88,7 @@ long sys_nanosleep(long ureq, long urem)
 	uint64_t ns;
 	int err = get_timespec_ns(ureq, &ns);
 
-	return err ? err : sleep_until(monotonic_ns() + ns, urem);
+	return err ? err : sleep_until(clock_monotonic_ns() + ns, urem);
 }
 
 long sys_clock_nanosleep(long clock, long flags, long ureq, long urem)
@@ -147,6 +103,6 @@ long sys_clock_nanosleep(long clock, long flags, long ureq, long urem)
 	if ((err = get_timespec_ns(ureq, &ns)))
 		return err;
 	if (flags & TIMER_ABSTIME)
-		return sleep_until(monotonic_ns() + (ns > now ? ns - now : 0), 0);
-	return sleep_until(monotonic_ns() + ns, urem);
+		return sleep_until(clock_monotonic_ns() + (ns > now ? ns - now : 0), 0);
+	return sleep_until(clock_monotonic_ns() + ns, urem);
 }

@@ -1,10 +1,9 @@
 /* System call dispatch: a table indexed by Linux x86-64 numbers. Unknown
  * numbers return -ENOSYS and are logged once each. */
 #include "syscall.h"
+#include "entry_work.h"
 #include "gdt.h"
 #include "printk.h"
-#include "pmu/itrace.h"
-#include "sched.h"
 #include "signal.h"
 #include "task.h"
 #include "traps.h"
@@ -190,7 +189,8 @@ static const syscall_fn table[NR_SYSCALLS] = {
 
 static uint64_t logged[NR_SYSCALLS / 64];
 
-static long unknown_syscall(unsigned long nr)
+/* entry.asm's: a number without a handler (its stub passes the number). */
+long unknown_syscall(unsigned long nr)
 {
 	if (nr < NR_SYSCALLS && !(logged[nr / 64] & (1ul << (nr % 64)))) {
 		logged[nr / 64] |= 1ul << (nr % 64);
@@ -199,9 +199,41 @@ static long unknown_syscall(unsigned long nr)
 	return -ENOSYS;
 }
 
+/* The syscalls that read or rewrite the whole user frame: on the fast path
+ * their stubs (entry.asm's FULL_FRAME_SYSCALL) complete it first. */
+extern char full_frame_sys_rt_sigreturn[], full_frame_sys_fork[], full_frame_sys_vfork[], full_frame_sys_clone[], full_frame_sys_clone3[], full_frame_sys_execve[], full_frame_sys_execveat[];
+static const struct {
+	unsigned nr;
+	const void *stub;
+} full_frame[] = {
+	{ __NR_rt_sigreturn, full_frame_sys_rt_sigreturn },
+	{ __NR_fork, full_frame_sys_fork },
+	{ __NR_vfork, full_frame_sys_vfork },
+	{ __NR_clone, full_frame_sys_clone },
+	{ __NR_clone3, full_frame_sys_clone3 },
+	{ __NR_execve, full_frame_sys_execve },
+	{ __NR_execveat, full_frame_sys_execveat },
+};
+
+/* entry.asm's fast path calls through this copy of the table: the
+ * full-frame stubs in place of their handlers, and a stub for every
+ * number without one. */
+const void *syscall_fast_table[NR_SYSCALLS];
+
+static void fast_table_init(void)
+{
+	extern char syscall_unknown_stub[];
+
+	for (int nr = 0; nr < NR_SYSCALLS; nr++)
+		syscall_fast_table[nr] = table[nr] ? (const void *)table[nr] : syscall_unknown_stub;
+	for (size_t i = 0; i < ARRAY_SIZE(full_frame); i++)
+		syscall_fast_table[full_frame[i].nr] = full_frame[i].stub;
+}
+
 /* SYSRET cannot restore everything IRET does (SDM Vol. 2B SYSRET), and with
  * a non-canonical RCX it faults in ring 0 on Intel CPUs: use it only when
- * the frame is what SYSCALL left (Linux's checks in entry_64.S). */
+ * the frame is what SYSCALL left (Linux's checks in entry_64.S). The fast
+ * exit needs no check: nothing on its path changes those registers. */
 static bool sysret_safe(const struct pt_regs *regs)
 {
 	return regs->rcx == regs->rip && regs->r11 == regs->rflags &&
@@ -210,28 +242,34 @@ static bool sysret_safe(const struct pt_regs *regs)
 	       !(regs->rflags & (X86_EFLAGS_TF | (1ul << 16) /* RF */));
 }
 
-bool syscall_dispatch(struct pt_regs *regs)
+/* entry.asm's full-frame exit, interrupts off: the exit work, then SYSRET
+ * (true) or IRET. */
+bool syscall_exit_full(struct pt_regs *regs)
+{
+	user_exit_work(regs);
+	return sysret_safe(regs);
+}
+
+/* entry.asm's full-frame entry (a feature wants entry work, or the program
+ * set TF): entry_tsc is the TSC of SYSCALL's first kernel instruction. */
+bool syscall_full(struct pt_regs *regs, uint64_t entry_tsc)
 {
 	unsigned long nr = regs->error_code;
 	syscall_fn fn = nr < NR_SYSCALLS ? table[nr] : NULL;
 
-	current->regs = regs;
-	itrace_user_entry(regs);	/* R11 held the tracer's TF */
+	user_entry_work(regs, entry_tsc);	/* before anything reads the frame */
 	sti();
 	regs->rax = fn ? fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9)
 		       : unknown_syscall(nr);
 	cli();
-	sched_exit_to_user();		/* the tick or a wake-up asked for a switch */
-	if (unlikely(signal_pending(current)))
-		signal_deliver(regs);
-	itrace_user_exit(regs);		/* traced: TF, so the IRET path */
-	return sysret_safe(regs);
+	return syscall_exit_full(regs);
 }
 
 void syscall_init(void)
 {
 	extern char syscall_entry[];
 
+	fast_table_init();
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* SYSCALL loads CS = 0x10, SS = 0x18; SYSRET CS = 0x23 + 16, SS = 0x23 + 8. */
 	wrmsr(MSR_STAR, (uint64_t)(GDT_USER32_CS & ~3) << 48 | (uint64_t)GDT_KERNEL_CS << 32);

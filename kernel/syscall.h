@@ -9,8 +9,11 @@ struct new_utsname;
 void syscall_init(void);
 /* uname's answer (sys_proc.c), also /proc/sys/kernel's and /proc/version's. */
 extern struct new_utsname system_utsname;
-/* Called by entry.asm; true when the return may use SYSRET. */
-bool syscall_dispatch(struct pt_regs *regs);
+/* entry.asm's calls into C on its full-frame paths; true when the return
+ * may use SYSRET. */
+bool syscall_full(struct pt_regs *regs, uint64_t entry_tsc);
+bool syscall_exit_full(struct pt_regs *regs);
+long unknown_syscall(unsigned long nr);
 
 /* The syscalls, grouped by the file that implements them. */
 long sys_read(long fd, long ubuf, long n);
@@ -35,9 +38,6 @@ long sys_msync(long addr, long len, long flags);
 long sys_brk(long addr);
 long sys_clock_gettime(long clock, long uts);
 long sys_clock_getres(long clock, long uts);
-/* A clock's time in ns as clock_gettime reads it (perf's use_clockid too);
- * -EINVAL for a clock it does not know. */
-int clock_read_ns(long clock, uint64_t *ns);
 long sys_gettimeofday(long utv, long utz);
 long sys_time(long ut);
 long sys_nanosleep(long ureq, long urem);

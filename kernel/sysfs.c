@@ -11,7 +11,7 @@
 #include "lib/vsprintf.h"
 #include "mm/frames.h"
 #include "mm/kmalloc.h"
-#include "perf/internal.h"	/* struct perf_stats */
+#include "perf/perf.h"	/* struct perf_stats */
 #include "pmu/pmu.h"
 #include "timer.h"
 #include "cpu.h"

@@ -3,11 +3,12 @@
  * (task_run); the user faults that demand paging resolves. */
 #include "task.h"
 #include "elf.h"
+#include "entry_work.h"
 #include "exec.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched.h"
-#include "perf/internal.h"
+#include "perf/perf.h"
 #include "pmu/itrace.h"
 #include "pmu/pmu.h"
 #include "pmu/sw.h"
@@ -126,6 +127,7 @@ void task_build_stack(struct task *t, const struct pt_regs *user)
 	uint64_t *sp = (uint64_t *)regs;
 
 	*regs = *user;
+	t->regs = regs;		/* every entry from user mode puts its frame here */
 	*--sp = (uint64_t)task_enter_user;
 	for (int i = 0; i < 6; i++)
 		*--sp = 0;

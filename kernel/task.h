@@ -41,7 +41,9 @@ struct task {
 	struct inode *cwd;		/* NULL: "/" */
 	unsigned umask;
 	struct signal_state sig;
-	struct pt_regs *regs;		/* the user frame of the current kernel entry */
+	struct pt_regs *regs;		/* its user frame: at the top of its kernel stack, where
+					 * every entry from user mode puts it (entry.asm); a
+					 * fast syscall's holds only what the ABI restores */
 	uint64_t fs_base;
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	uint64_t robust_list;		/* set_robust_list's head */

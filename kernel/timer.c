@@ -66,6 +66,8 @@ void timer_add(struct timer *t, uint64_t deadline)
 
 void timer_del(struct timer *t)
 {
+	if (!READ_ONCE(t->pending))
+		return;		/* only the timer's owner queues it: no race */
 	uint64_t flags = irq_save();
 
 	if (t->pending) {

@@ -5,6 +5,7 @@
  * has expired stays off the queue until read or gettime moves it on past
  * now, counting the periods missed (Linux's hrtimer_forward in read). */
 #include "fd.h"
+#include "clock.h"
 #include "poll.h"
 #include "sched.h"
 #include "syscall.h"
@@ -20,7 +21,6 @@
 #include <linux/time.h>
 #include <linux/time_types.h>
 
-#define NSEC_PER_SEC	1000000000ul
 #define TFD_CLOEXEC	O_CLOEXEC
 #define TFD_NONBLOCK	O_NONBLOCK
 #define TFD_TIMER_ABSTIME	1

@@ -1,12 +1,10 @@
 /* Exception and interrupt dispatch, the register dump, the exception fixup table. */
 #include "traps.h"
 #include "apic.h"
+#include "entry_work.h"
 #include "nmi.h"
 #include "panic.h"
-#include "perf/perf_event.h"
 #include "pmu/breakpoint.h"
-#include "pmu/itrace.h"
-#include "pmu/pmu.h"
 #include "printk.h"
 #include "sched.h"
 #include "signal.h"
@@ -78,19 +76,12 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 {
 	unsigned v = regs->vector;
 
-	/* Interrupts and NMIs that sample are timed for the sampling CPU
-	 * budget (overflow.c) from the stub's first instruction to the EOI:
-	 * the model's MSR and timer work, the record and all. */
-	uint64_t start = entry_tsc;
-	unsigned long work = READ_ONCE(perf_sample_work);
-
+	if (user_mode(regs))
+		user_entry_work(regs, entry_tsc);	/* NMIs too: time stamps only */
 	if (v == X86_TRAP_NMI) {
 		nmi_dispatch(regs);
-		perf_irq_took(work, rdtsc() - start);
 		return;
 	}
-	if (user_mode(regs))
-		itrace_user_entry(regs);	/* the tracer's TF is not the program's */
 	if (v == X86_TRAP_DB && hw_breakpoint_handler(regs)) {
 		/* breakpoint hits alone: nothing for the program or the tracer */
 	} else if (v < 32) {
@@ -103,14 +94,8 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 			irq_handlers[v](regs);
 		else
 			printk("pmuos: unexpected interrupt vector %u\n", v);
-		pmu_sim_irq_exit(regs);	/* the PMU model's PMI */
+		irq_exit_work(regs);
 		apic_eoi();
-		perf_irq_took(work, rdtsc() - start);
 	}
-	if (user_mode(regs)) {
-		current->regs = regs;
-		sched_exit_to_user();
-		signal_deliver(regs);
-		itrace_user_exit(regs);		/* TF again while traced */
-	}
+	/* entry.asm's trap_return runs the exit work on the way to user mode. */
 }

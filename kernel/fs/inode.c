@@ -2,6 +2,7 @@
  * (a super block per mounted file system, found from the directory it
  * covers). One CPU, and no file system operation sleeps: no locks yet; the
  * SMP issue adds one per super block. */
+#include "../clock.h"
 #include "vfs.h"
 #include "../panic.h"
 #include "../syscall.h"
@@ -17,7 +18,6 @@
 #define ST_VALID	0x0020	/* statfs f_flags (include/linux/statfs.h) */
 #define ST_RELATIME	0x1000
 
-#define NSEC_PER_SEC 1000000000l
 
 long inodes_alive;
 struct super_block *vfs_mounts;

@@ -1,6 +1,7 @@
 /* /proc's system-wide files in Linux 6.1's formats: cpuinfo (from CPUID),
  * meminfo, stat, uptime, loadavg, version, mounts, filesystems, kallsyms,
  * interrupts; and the root table that lists them. */
+#include "../clock.h"
 #include "proc.h"
 #include "../cpu.h"
 #include "../kallsyms.h"
@@ -21,7 +22,6 @@
 #include <linux/time.h>
 #include <linux/utsname.h>
 
-#define NSEC_PER_SEC	1000000000ul
 #define USER_HZ		100
 #define KB_PER_PAGE	(PAGE_SIZE / 1024)
 

@@ -2,6 +2,7 @@
  * (status, stat, statm, maps, smaps, cmdline, environ, comm, the exe, cwd,
  * root and fd links, fdinfo), found through task_by_pid at every use. */
 #include "proc.h"
+#include "../clock.h"
 #include "../fd.h"
 #include "../task.h"
 #include "../tsc.h"
@@ -14,7 +15,6 @@
 #include <linux/stat.h>
 
 #define USER_HZ		100
-#define NSEC_PER_SEC	1000000000ul
 
 /* The live task a node stands for (a zombie has no memory or files left
  * to show: its directory is gone, as after Linux's release). */

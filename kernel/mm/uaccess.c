@@ -4,6 +4,8 @@
 #include "../kernel.h"
 #include <asm-generic/errno.h>
 
+static_assert(UACCESS_USER_END == USER_END && UACCESS_EFAULT == EFAULT, "uaccess.h's copies");
+
 int __copy_user(void *dst, const void *src, size_t n);
 int __clear_user(void *dst, size_t n);
 long __strncpy_user(char *dst, const char *src, size_t n);

@@ -31,26 +31,24 @@ static int reg_validate(uint64_t mask)
 /* The 26 flag bits above sigtrap; pmuos gives bit 41 a meaning (seed 001). */
 static uint64_t reserved_flags(const struct perf_event_attr *attr)
 {
-	uint64_t word;
-
-	memcpy(&word, (const char *)attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(word));
-	return (word >> 38) & ~(1ull << (PMUOS_ATTR_FLAG_PERSISTENT_BIT - 38));
+	return (perf_attr_flags(attr) >> 38) & ~(1ull << (PMUOS_ATTR_FLAG_PERSISTENT_BIT - 38));
 }
 
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 {
 	uint32_t size;
-
-	memset(attr, 0, sizeof(*attr));
 	/* The user's pointer may have any alignment: no member access through it. */
 	uint32_t *usize = (uint32_t *)((char *)uattr + offsetof(struct perf_event_attr, size));
 
-	if (get_user(size, usize))
+	if (get_user_u32(&size, usize))
 		return -EFAULT;
 	if (!size)
 		size = PERF_ATTR_SIZE_VER0;	/* Linux's ABI compatibility quirk */
 	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
 		goto err_size;
+	/* What an older program's smaller struct lacks reads as zero. */
+	if (size < sizeof(*attr))
+		memset((char *)attr + size, 0, sizeof(*attr) - size);
 	if (copy_from_user(attr, uattr, MIN((size_t)size, sizeof(*attr))))
 		return -EFAULT;
 	/* A bigger struct from a newer program: its tail must be zero. Read up

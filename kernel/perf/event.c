@@ -2,18 +2,19 @@
  * the PMUs with add/del (pinned groups first, then flexible ones, which the
  * rotation timer multiplexes when counters run out). */
 #include "internal.h"
-#include "../pmu/itrace.h"
-#include "../pmu/sw.h"
+#include "../clock.h"
+#include "../entry_work.h"
 #include "../panic.h"
 #include "../task.h"
 #include "../tsc.h"
 #include "../x86.h"
 #include "../lib/string.h"
 #include "../mm/kmalloc.h"
+#include "../mm/pool.h"
 #include <asm-generic/errno.h>
 
-/* Linux's perf_event_mux_interval_ms with HZ=250, Debian's setting. */
-#define ROTATION_NS	4000000ul
+/* Linux's perf_event_mux_interval_ms: one tick. */
+#define ROTATION_NS	TICK_NS
 
 struct perf_event_context perf_cpu_ctx;
 struct perf_stats perf_stats;
@@ -23,31 +24,6 @@ static uint64_t next_id = 1;
 static struct timer rotation_timer;
 
 /* ---- time ---- */
-
-/* The clock the mmap page describes: ns = (tsc * time_mult) >> time_shift. */
-static uint32_t clock_mult, clock_shift;
-
-static void perf_clock_init(void)
-{
-	clock_shift = 32;
-	do {
-		clock_shift--;
-		clock_mult = (uint32_t)(((1ull << clock_shift) * 1000000000ull) / tsc_hz);
-	} while (((1ull << clock_shift) * 1000000000ull) / tsc_hz > 0xffffffffull);
-}
-
-uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift)
-{
-	if (mult)
-		*mult = clock_mult, *shift = clock_shift;
-	uint64_t quot = cyc >> clock_shift, rem = cyc & ((1ull << clock_shift) - 1);
-	return quot * clock_mult + ((rem * clock_mult) >> clock_shift);
-}
-
-uint64_t perf_clock(void)
-{
-	return perf_clock_cycles_to_ns(rdtsc(), NULL, NULL);
-}
 
 static void update_times(struct perf_event *e, uint64_t now)
 {
@@ -78,24 +54,33 @@ static void set_state(struct perf_event *e, enum perf_event_state state)
 
 /* ---- PMUs ---- */
 
+/* Samples of the user registers, stack or call chain read the whole user
+ * frame, also of a syscall in progress: while an event takes them, every
+ * syscall builds it (the entry_work bit, no hooks). */
+static struct entry_work user_frame_work = { .name = "perf user frames" };
+static long user_frame_events;
+
+#define SAMPLE_USER_FRAME (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)
+
+static void user_frame_account(const struct perf_event *e, int n)
+{
+	if (!(e->attr.sample_type & SAMPLE_USER_FRAME))
+		return;
+	user_frame_events += n;
+	entry_work_set(&user_frame_work, user_frame_events > 0);
+}
+
 void perf_init(void)
 {
-	perf_clock_init();
 	perf_overflow_init();
-	sw_pmu_init();
-	perf_persistent_init();
-	itrace_init();
+	entry_work_register(&user_frame_work);
 }
 
 int perf_pmu_register(struct pmu *pmu)
 {
-	struct pmu **link = &perf_pmus;
-
 	if (pmu->type < 0)
 		pmu->type = next_dynamic_type++;
-	while (*link)
-		link = &(*link)->next;
-	*link = pmu;
+	list_append(&perf_pmus, pmu, next);
 	return 0;
 }
 
@@ -112,6 +97,39 @@ void perf_pmu_unregister(struct pmu *pmu)
 
 /* ---- allocation ---- */
 
+/* Events come from a pool first: open and close in a loop make and give
+ * back no slab each time. */
+POOL_DEFINE(event_pool, struct perf_event, 32);
+
+/* A new event, zeroed but for attr (the caller's to fill). */
+static struct perf_event *event_alloc(void)
+{
+	struct perf_event *e = pool_alloc(&event_pool);
+	size_t attr_end = offsetof(struct perf_event, attr) + sizeof(e->attr);
+
+	if (!e && !(e = kmalloc(sizeof(*e))))
+		return NULL;
+	static_assert(offsetof(struct perf_event, attr) == 0, "attr first");
+	memset((char *)e + attr_end, 0, sizeof(*e) - attr_end);
+	return e;
+}
+
+static void event_release(struct perf_event *e)
+{
+	if (!pool_free(&event_pool, e))
+		kfree(e);
+}
+
+struct perf_event *perf_event_new(void)
+{
+	return event_alloc();
+}
+
+void perf_event_discard(struct perf_event *e)
+{
+	event_release(e);
+}
+
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err)
 {
@@ -122,13 +140,21 @@ struct perf_event *perf_event_alloc_target(const struct perf_event_attr *attr,
 					   struct perf_event *group_leader, int target_pid,
 					   int *err)
 {
-	struct perf_event *e = kzalloc(sizeof(*e));
+	struct perf_event *e = event_alloc();
 
 	*err = -ENOMEM;
 	if (!e)
 		return NULL;
 	e->attr = *attr;
 	e->target_pid = target_pid;
+	return perf_event_init(e, group_leader, err);
+}
+
+struct perf_event *perf_event_init(struct perf_event *e, struct perf_event *group_leader,
+				   int *err)
+{
+	const struct perf_event_attr *attr = &e->attr;
+
 	e->group_leader = group_leader ? group_leader : e;
 	e->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
 	e->oncpu = -1;
@@ -157,10 +183,11 @@ struct perf_event *perf_event_alloc_target(const struct perf_event_attr *attr,
 	}
 	if (r) {
 		*err = r;
-		kfree(e);
+		event_release(e);
 		return NULL;
 	}
 	e->id = next_id++;
+	user_frame_account(e, 1);
 	perf_stats.events++;
 	*err = 0;
 	return e;
@@ -176,8 +203,9 @@ void perf_event_free(struct perf_event *e)
 	assert(!e->hw.timer.pending && !READ_ONCE(e->rb) && !e->pending_queued);
 	if (e->destroy)
 		e->destroy(e);		/* the PMU's own state of e */
+	user_frame_account(e, -1);
 	perf_stats.events--;
-	kfree(e);
+	event_release(e);
 }
 
 void perf_event_get(struct perf_event *e)
@@ -265,66 +293,82 @@ static int group_sched_in(struct perf_event *leader)
 /* attr.exclusive: the group is alone on its PMU, or waits. */
 static bool pmu_busy(struct pmu *pmu, bool exclusive_only)
 {
-	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, current ? current->perf_ctx : NULL };
-
-	for (int i = 0; i < 2; i++) {
-		if (!ctxs[i])
-			continue;
-		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next)
+	for_each_context(ctx, current)
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 			if (g->pmu == pmu && g->state == PERF_EVENT_STATE_ACTIVE &&
 			    (!exclusive_only || g->attr.exclusive))
 				return true;
-	}
 	return false;
 }
 
+/* Exclusive groups in any context: while there is none, no PMU is busy. */
+static int exclusive_groups;
+
 static bool group_fits_exclusive(struct perf_event *leader)
 {
+	if (!exclusive_groups)
+		return true;
 	if (pmu_busy(leader->pmu, true))
 		return false;
 	return !leader->attr.exclusive || !pmu_busy(leader->pmu, false);
 }
 
-static struct perf_event_context *active_contexts(int i)
+struct perf_event_context *perf_context_nth(int i, struct task *t)
 {
 	if (i == 0)
 		return &perf_cpu_ctx;
-	return current ? current->perf_ctx : NULL;
+	return t ? t->perf_ctx : NULL;
 }
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs);
 
-/* Pinned groups of every context first, then flexible ones; a pinned group
- * that cannot go on goes to the error state, as Linux does. */
+/* A lone software event, not exclusive, changes no one else's place on the
+ * PMUs (software events always fit and stay out of rotation): adding or
+ * removing it needs no rescheduling of the others. */
+static inline bool event_stands_alone(const struct perf_event *e)
+{
+	return e->group_leader == e && !e->sibling_next && !e->attr.exclusive &&
+	       e->pmu->type == PERF_TYPE_SOFTWARE;
+}
+
+static void start_rotation(void)
+{
+	if (rotation_timer.pending)
+		return;
+	rotation_timer.fn = rotation_tick;
+	timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
+}
+
+/* Put g on the PMU if it is waiting; a pinned group that cannot go on goes
+ * to the error state, as Linux does. True if a flexible one must wait. */
+static bool sched_in_group(struct perf_event *g)
+{
+	if (g->state != PERF_EVENT_STATE_INACTIVE || !group_sched_in(g))
+		return false;
+	if (g->attr.pinned) {
+		set_state(g, PERF_EVENT_STATE_ERROR);
+		return false;
+	}
+	return true;
+}
+
+/* Pinned groups of every context first, then flexible ones. */
 static void sched_in_all(void)
 {
 	bool starved = false;
 
 	for (int pinned = 1; pinned >= 0; pinned--) {
-		for (int i = 0; i < 2; i++) {
-			struct perf_event_context *ctx = active_contexts(i);
-			if (!ctx)
-				continue;
-			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
-				if (g->attr.pinned != pinned || g->state != PERF_EVENT_STATE_INACTIVE)
-					continue;
-				if (!group_sched_in(g))
-					continue;
-				if (pinned)
-					set_state(g, PERF_EVENT_STATE_ERROR);
-				else
-					starved = true;
-			}
-		}
+		for_each_context(ctx, current)
+			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
+				if (g->attr.pinned == pinned)
+					starved |= sched_in_group(g);
 	}
 	/* Rotation runs only while a group waits for a counter: no stray
 	 * interrupt once the last one has gone or its task is off the CPU. */
-	if (starved && !rotation_timer.pending) {
-		rotation_timer.fn = rotation_tick;
-		timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
-	} else if (!starved && rotation_timer.pending) {
+	if (starved)
+		start_rotation();
+	else if (rotation_timer.pending)
 		timer_del(&rotation_timer);
-	}
 }
 
 /* Software events always fit: Linux keeps them out of rotation, and so
@@ -341,14 +385,10 @@ static bool group_is_software(const struct perf_event *g)
 
 static void sched_out_flexible(void)
 {
-	for (int i = 0; i < 2; i++) {
-		struct perf_event_context *ctx = active_contexts(i);
-		if (!ctx)
-			continue;
+	for_each_context(ctx, current)
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 			if (!g->attr.pinned && !group_is_software(g))
 				group_sched_out(g);
-	}
 }
 
 /* Re-run counter assignment for every context, pinned groups first. */
@@ -372,19 +412,16 @@ static void rotate_context(struct perf_event_context *ctx)
 	if (!first || !first->ctx_next)
 		return;
 	*link = first->ctx_next;
-	while (*link)
-		link = &(*link)->ctx_next;
-	*link = first;
 	first->ctx_next = NULL;
+	list_append(link, first, ctx_next);
 }
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs)
 {
 	ctx_time_update();
 	sched_out_flexible();
-	for (int i = 0; i < 2; i++)
-		if (active_contexts(i))
-			rotate_context(active_contexts(i));
+	for_each_context(ctx, current)
+		rotate_context(ctx);
 	sched_in_all();
 }
 
@@ -396,20 +433,23 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 	e->tstamp = ctx_time;	/* time_enabled counts from here */
 	e->ctx = ctx;
 	ctx->nr_events++;
+	if (e->group_leader == e && e->attr.exclusive)
+		exclusive_groups++;
 	if (e->group_leader == e) {
-		struct perf_event **link = &ctx->groups;
-		while (*link)
-			link = &(*link)->ctx_next;
-		*link = e;
+		list_append(&ctx->groups, e, ctx_next);
 	} else {
-		struct perf_event *l = e->group_leader, **link = &l->sibling_next;
-		while (*link)
-			link = &(*link)->sibling_next;
-		*link = e;
+		struct perf_event *l = e->group_leader;
+		list_append(&l->sibling_next, e, sibling_next);
 		l->nr_siblings++;
 		/* A sibling joins a running group at once if it fits. */
 		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
 			set_state(e, PERF_EVENT_STATE_ERROR);
+	}
+	if (event_stands_alone(e)) {
+		if (sched_in_group(e))
+			start_rotation();
+		irq_restore(flags);
+		return;
 	}
 	irq_restore(flags);
 	resched();
@@ -425,6 +465,9 @@ void perf_remove_from_context(struct perf_event *e)
 		irq_restore(flags);
 		return;
 	}
+	bool alone = event_stands_alone(e);
+	if (e->group_leader == e && e->attr.exclusive)
+		exclusive_groups--;
 	event_sched_out(e);
 	if (e->group_leader == e) {
 		struct perf_event **link = &ctx->groups;
@@ -439,10 +482,7 @@ void perf_remove_from_context(struct perf_event *e)
 			s->group_leader = s;
 			s->sibling_next = NULL;
 			s->ctx_next = NULL;
-			link = &ctx->groups;
-			while (*link)
-				link = &(*link)->ctx_next;
-			*link = s;
+			list_append(&ctx->groups, s, ctx_next);
 		}
 		e->sibling_next = NULL;
 		e->nr_siblings = 0;
@@ -461,7 +501,8 @@ void perf_remove_from_context(struct perf_event *e)
 	if (ctx != &perf_cpu_ctx && !ctx->task && !ctx->nr_events)
 		kfree(ctx);
 	irq_restore(flags);
-	resched();
+	if (!alone)
+		resched();
 }
 
 void perf_task_free_context(struct task *t)
@@ -528,15 +569,6 @@ void perf_event_disable(struct perf_event *e)
 	perf_events_set_enabled(&e, 1, false);
 }
 
-void perf_event_read_count(struct perf_event *e)
-{
-	uint64_t flags = irq_save();
-
-	if (e->state == PERF_EVENT_STATE_ACTIVE)
-		e->pmu->read(e);
-	irq_restore(flags);
-}
-
 void perf_event_read_update(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
@@ -552,13 +584,15 @@ void perf_event_reset(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	perf_event_read_count(e);	/* fold the counter in; the times go on */
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);	/* fold the counter in; the times go on */
 	e->count = 0;
-	perf_event_update_userpage(e);
+	if (unlikely(e->rb))
+		perf_event_update_userpage(e);
 	irq_restore(flags);
 }
 
-void perf_task_exit(struct task *t)
+void perf_event_exit_task(struct task *t)
 {
 	struct perf_event_context *ctx = t->perf_ctx;
 
@@ -619,19 +653,15 @@ void perf_event_task_sched_in(struct task *next)
  * all changed before any is scheduled. */
 void perf_task_events_enable(struct task *t, bool enable)
 {
-	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, t->perf_ctx };
 	struct perf_event **list;
 	int n = 0, max = 0;
 
-	for (int i = 0; i < 2; i++)
-		if (ctxs[i])
-			max += ctxs[i]->nr_events;
+	for_each_context(ctx, t)
+		max += ctx->nr_events;
 	if (!max || !(list = kmalloc(max * sizeof(*list))))
 		return;
-	for (int i = 0; i < 2; i++) {
-		if (!ctxs[i])
-			continue;
-		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next) {
+	for_each_context(ctx, t) {
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
 			if (g->owner == t && n < max)
 				list[n++] = g;
 			for_each_sibling(s, g)

@@ -2,6 +2,8 @@
 #pragma once
 #include "perf.h"
 #include "perf_event.h"
+#include "../x86.h"
+#include <pmuos/perf_ext.h>
 
 struct task;
 struct file;
@@ -85,24 +87,34 @@ void perf_event_release_rb(struct perf_event *e);
  * pending wake-up (taken: the next poll waits for another). */
 unsigned perf_event_poll(struct perf_event *e);
 
+/* The attr flag word (disabled ... sigtrap, and seed 001's persistent at
+ * PMUOS_ATTR_FLAG_PERSISTENT_BIT) as one u64: the bits without a C field. */
+static inline uint64_t perf_attr_flags(const struct perf_event_attr *attr)
+{
+	uint64_t word;
 
-struct perf_stats {
-	long events;		/* perf events alive */
-	long rings;		/* mmap buffers */
-	long aux_areas;
-	long aux_nested;	/* AUX writers refused: begin inside another's begin..end */
-};
-extern struct perf_stats perf_stats;
+	__builtin_memcpy(&word, (const char *)attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(word));
+	return word;
+}
+
+static inline bool perf_attr_persistent(const struct perf_event_attr *attr)
+{
+	return perf_attr_flags(attr) & (1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT);
+}
 
 /* attr.c: copy struct perf_event_attr in as Linux's perf_copy_attr does
  * (sizes, E2BIG with the size written back, reserved bits). */
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr);
 
 /* event.c */
-/* The perf clock and the PMUs every machine has (software). */
-void perf_init(void);
-/* cycles -> ns as the mmap page's time_mult/time_shift do it. */
-uint64_t perf_clock_cycles_to_ns(uint64_t cyc, uint32_t *mult, uint32_t *shift);
+/* perf_event_open's way: a new event whose attr the caller fills (nothing
+ * else is set), then perf_event_init, which frees it on failure (*err);
+ * perf_event_discard gives it back before that. perf_event_alloc does
+ * both from a copy of attr. */
+struct perf_event *perf_event_new(void);
+void perf_event_discard(struct perf_event *e);
+struct perf_event *perf_event_init(struct perf_event *e, struct perf_event *group_leader,
+				   int *err);
 struct perf_event *perf_event_alloc(const struct perf_event_attr *attr,
 				    struct perf_event *group_leader, int *err);
 /* The same for an event that follows task target_pid (0: CPU-wide), which
@@ -125,26 +137,16 @@ void perf_event_reset(struct perf_event *e);
 /* Bring e->count and the times up to date. */
 void perf_event_read_update(struct perf_event *e);
 /* Only e->count. */
-void perf_event_read_count(struct perf_event *e);
+static inline void perf_event_read_count(struct perf_event *e)
+{
+	uint64_t flags = irq_save();
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		e->pmu->read(e);
+	irq_restore(flags);
+}
 /* The task context of t, made on first use; NULL on allocation failure. */
 struct perf_event_context *perf_task_context(struct task *t, bool create);
-/* t is ending: its events stop and take the EXIT state. */
-void perf_task_exit(struct task *t);
-/* Linux's perf_event_task_sched_out/in: a task's events leave the PMU when
- * it goes off the CPU and come back with it; its context's time stops
- * meanwhile (neither enabled nor running time advances). */
-void perf_event_task_sched_out(struct task *prev);
-/* A task is freed: its context goes, or stays for the events others opened
- * on it (freed with the last of them). */
-void perf_task_free_context(struct task *t);
-/* inherit.c: copies of the creator's inherited groups for a new task (0 or
- * -ENOMEM); at a task's exit, its copies' counts join their originals; at
- * exec, enable_on_exec events start and remove_on_exec ones go. */
-int perf_event_init_task(struct task *child, unsigned long clone_flags);
-void perf_event_exit_inherited(struct task *t);
-void perf_event_exec_events(struct task *t);
-void perf_event_task_sched_in(struct task *next);
-void perf_task_events_enable(struct task *t, bool enable);
 
 /* open.c: the perf event file */
 bool is_perf_file(const struct file *f);
@@ -152,7 +154,6 @@ bool is_perf_file(const struct file *f);
 struct file *perf_event_file(struct perf_event *e);
 
 /* persistent.c (seed 001) */
-void perf_persistent_init(void);
 bool perf_is_persistent_type(uint32_t type);
 long perf_persistent_open(const struct perf_event_attr *attr, int pid, int cpu,
 			  int group_fd, unsigned long flags);
@@ -160,9 +161,11 @@ long perf_event_detach(struct perf_event *e);
 long perf_event_attach(struct perf_event *e);
 void perf_persistent_task_exit(struct task *t);
 
-/* read.c */
-long perf_read(struct perf_event *e, char *ubuf, size_t n);
-/* ioctl.c */
+/* read.c: read() of an event's file (its priv is the event: one step from
+ * the descriptor). */
+long perf_file_read(struct file *f, char *ubuf, size_t n);
+/* ioctl.c: ioctl() of an event's file, and of the event itself */
+long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg);
 long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg);
 /* mmap.c */
 long perf_mmap(struct file *f, struct vma *vma);
@@ -170,24 +173,20 @@ long perf_mmap(struct file *f, struct vma *vma);
  * mapped itself or out has no mapping. */
 long perf_event_set_output(struct perf_event *e, struct perf_event *out);
 
+/* The contexts an operation on task t walks, in Linux's perf_iterate_sb
+ * order: the CPU's, then t's if it has one (t may be NULL). */
+struct perf_event_context *perf_context_nth(int i, struct task *t);
+#define for_each_context(ctx, t)						\
+	for (int __ctx_i = 0; __ctx_i < 2; __ctx_i++)				\
+		for (struct perf_event_context *ctx = perf_context_nth(__ctx_i, (t)); ctx; \
+		     ctx = NULL)
+
 #define for_each_sibling(s, leader) \
 	for (struct perf_event *s = (leader)->sibling_next; s; s = s->sibling_next)
 
 /* ---- output into the ring (ring.c), seed 003's ABI with today's Linux
  * semantics. All of it may run in NMI context: no locks, no allocation,
  * no faults. ---- */
-
-struct perf_output_handle {
-	struct perf_event *event;
-	struct perf_buffer *rb;
-	uint64_t head;		/* where this record starts (the ring's offset) */
-	uint64_t offset;	/* where the next byte goes */
-	uint64_t end;		/* head + size */
-	uint64_t wakeup;	/* rb->wakeup when this writer began (ring.c) */
-	/* AUX writers (aux.c): head is where the next AUX byte goes */
-	uint64_t size;		/* AUX bytes that may be written from head */
-	uint64_t aux_flags;	/* PERF_AUX_FLAG_* of the coming PERF_RECORD_AUX */
-};
 
 /* Reserve size bytes (a multiple of 8) in the buffer e's records go to (its
  * own, or its SET_OUTPUT target's). 0 on success; -ENOSPC when the record
@@ -205,36 +204,6 @@ void perf_output_end(struct perf_output_handle *h);
  * self-NMI once it reaches that point (kernel/test/ring.c). */
 #define RB_NMI_POINTS	8
 extern unsigned rb_nmi_point;
-
-/* ---- the AUX area's writer (aux.c), seed 002: Linux's API ----
- *
- * perf_aux_output_begin(h, e): start writing AUX data for e (into the
- * buffer e's records go to: its own or its SET_OUTPUT target's). Returns
- * the driver's private AUX state (setup_aux's) and sets h->head and
- * h->size, the bytes that may be written from h->head without passing
- * data the reader has not consumed (aux_tail; overwrite mode: the whole
- * area); NULL when there is no AUX area, when another writer is inside
- * begin..end (refused and counted in perf_stats.aux_nested, never
- * allowed), or when a PROT_WRITE reader left no room (then, as in Linux,
- * the event is disabled and the reader woken). Call it before the
- * hardware writes, with interrupts off until the end.
- * perf_aux_output_skip(h, size): move head over size bytes (the hardware's
- * alignment wastes them); -ENOSPC beyond h->size.
- * perf_aux_output_end(h, size): size bytes were written at h->head: publish
- * aux_head, write PERF_RECORD_AUX (offset, size, flags: TRUNCATED,
- * OVERWRITE, PARTIAL as they apply) when there is something to say, and
- * wake the reader at aux_watermark. TRUNCATED disables the event (Linux).
- * perf_get_aux(h): the private state again, between begin and end. */
-void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *e);
-void perf_aux_output_end(struct perf_output_handle *h, uint64_t size);
-int perf_aux_output_skip(struct perf_output_handle *h, uint64_t size);
-/* PERF_AUX_FLAG_TRUNCATED or PARTIAL for the coming record (OVERWRITE is
- * end's to set). */
-void perf_aux_output_flag(struct perf_output_handle *h, uint64_t flags);
-void *perf_get_aux(struct perf_output_handle *h);
-/* PERF_RECORD_ITRACE_START (pid, tid of current) for e: a tracing PMU's
- * first start of e. */
-void perf_log_itrace_start(struct perf_event *e);
 
 /* ---- samples and side-band records (sample.c, records.c) ---- */
 
@@ -264,17 +233,6 @@ uint64_t perf_event_clock(const struct perf_event *e);
 uint64_t perf_pid_tid(const struct task *t);
 unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out);
 
-/* Side-band records (records.c), each to every event of the CPU context and
- * of t's that asked (attr.comm, attr.mmap / mmap2 / mmap_data, attr.task,
- * attr.context_switch) and is not off, with sample_id_all. t is current. */
-void perf_event_comm(struct task *t, bool exec);
-void perf_event_mmap(struct task *t, const struct vma *vma);
-/* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
-void perf_event_exec(struct task *t);
-void perf_event_exit_task(struct task *t);
-/* PERF_RECORD_FORK of a new task, to the creator's events. */
-void perf_event_fork(struct task *child);
-void perf_event_switch(struct task *t, bool out);
 void perf_log_throttle(struct perf_event *e, bool unthrottle);
 void perf_log_lost_samples(struct perf_event *e, uint64_t lost);
 

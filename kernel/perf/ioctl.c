@@ -96,6 +96,26 @@ static long set_output(struct perf_event *e, unsigned long arg)
 	return perf_event_set_output(e, out);
 }
 
+/* ioctl() of an event's file: RESET of one event, the common case, first
+ * (process context, interrupts on: off around the PMU's read, as
+ * perf_event_reset does). */
+long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
+{
+	struct perf_event *e = f->priv;
+
+	if (likely(cmd == PERF_EVENT_IOC_RESET && !(arg & PERF_IOC_FLAG_GROUP))) {
+		cli();
+		if (likely(e->state == PERF_EVENT_STATE_ACTIVE))
+			e->pmu->read(e);	/* fold the counter in; the times go on */
+		e->count = 0;
+		if (unlikely(e->rb))
+			perf_event_update_userpage(e);
+		sti();
+		return 0;
+	}
+	return perf_ioctl(e, cmd, arg);
+}
+
 long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
 {
 	switch (cmd) {

@@ -175,7 +175,9 @@ again:
 	 * update: then ours, finished after it, would leave stale values under
 	 * an even lock. Redo it from the new state. */
 	nmis = READ_ONCE(nmi_count);
-	uint64_t now = perf_clock_cycles_to_ns(rdtsc(), &mult, &shift);
+	uint64_t now = perf_clock();
+
+	mult = clock_tsc_mult, shift = clock_tsc_shift;
 	/* The seqlock: odd while fields change; readers retry on a change. */
 	WRITE_ONCE(pg->lock, pg->lock + 1);
 	barrier();

@@ -14,16 +14,6 @@
 
 #define NR_CPUS			1
 
-static long perf_file_read(struct file *f, char *ubuf, size_t n)
-{
-	return perf_read(f->priv, ubuf, n);
-}
-
-static long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
-{
-	return perf_ioctl(f->priv, cmd, arg);
-}
-
 static unsigned perf_file_poll(struct file *f)
 {
 	return perf_event_poll(f->priv);
@@ -118,34 +108,38 @@ static int check_group(struct perf_event *e, struct perf_event *l,
 	return 0;
 }
 
-long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_arg, long flags)
+/* Before perf_event_init: give e back and return err. */
+static long discard(struct perf_event *e, long err)
 {
-	int pid = pid_arg, cpu = cpu_arg, group_fd = group_fd_arg;	/* ints in Linux */
-	struct perf_event_attr attr;
-	struct perf_event *leader = NULL, *output = NULL, *e;
+	perf_event_discard(e);
+	return err;
+}
+
+/* The rest of perf_event_open for e, whose attr holds the user's: e is
+ * installed (the new descriptor is returned) or freed (an errno). */
+static inline __attribute__((always_inline)) long
+open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long flags)
+{
+	const struct perf_event_attr *attr = &e->attr;
+	struct perf_event *leader = NULL, *output = NULL;
 	struct task *task = NULL;
 	bool fresh_ctx = false;
 	int err;
 
-	if (flags & ~(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP |
-		      PERF_FLAG_FD_CLOEXEC))
-		return -EINVAL;
-	if ((err = perf_copy_attr((void *)uattr, &attr)))
-		return err;
-	if (perf_is_persistent_type(attr.type))
-		return perf_persistent_open(&attr, pid, cpu, group_fd, flags);
-	if (attr.freq ? attr.sample_freq > perf_max_sample_rate() : attr.sample_period >> 63)
-		return -EINVAL;
+	if (perf_is_persistent_type(attr->type))
+		return discard(e, perf_persistent_open(attr, pid, cpu, group_fd, flags));
+	if (attr->freq ? attr->sample_freq > perf_max_sample_rate() : attr->sample_period >> 63)
+		return discard(e, -EINVAL);
 	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
-		return -EINVAL;
+		return discard(e, -EINVAL);
 	/* Linux takes the descriptor number first. */
-	int fd = fd_install(current->fds, NULL, 0, false);
+	int fd = fd_unused(current->fds, 0);
 	if (fd < 0)
-		return fd;
+		return discard(e, fd);
 	if (group_fd != -1) {
 		struct file *g = fd_get(current->fds, group_fd);
 		if (!g || !is_perf_file(g))
-			return -EBADF;
+			return discard(e, -EBADF);
 		leader = g->priv;
 		if (flags & PERF_FLAG_FD_OUTPUT)
 			output = leader;
@@ -156,29 +150,29 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 		/* A thread by its tid, any task's: every caller is root. */
 		task = pid ? task_by_pid((int)pid) : current;
 		if (!task || task->state == TASK_ZOMBIE || task->exiting)
-			return -ESRCH;
+			return discard(e, -ESRCH);
 	}
-	if (task && leader && leader->attr.inherit != attr.inherit)
-		return -EINVAL;
+	if (task && leader && leader->attr.inherit != attr->inherit)
+		return discard(e, -EINVAL);
 	if ((unsigned int)cpu >= NR_CPUS && (!task || cpu != -1))
-		return -EINVAL;
-	if (attr.sigtrap && !task)
-		return -EINVAL;
-	if (attr.inherit && (attr.sample_type & PERF_SAMPLE_READ))
-		return -EINVAL;
+		return discard(e, -EINVAL);
+	if (attr->sigtrap && !task)
+		return discard(e, -EINVAL);
+	if (attr->inherit && (attr->sample_type & PERF_SAMPLE_READ))
+		return discard(e, -EINVAL);
 
-	e = perf_event_alloc_target(&attr, leader, task ? task->pid : 0, &err);
-	if (!e)
+	e->target_pid = task ? task->pid : 0;	/* before the PMU's event_init */
+	if (!(e = perf_event_init(e, leader, &err)))
 		return err;
 	e->cpu = cpu;
 	if (flags & PERF_FLAG_PID_CGROUP)
 		err = -EBADF;		/* no cgroup directories here */
-	else if (attr.aux_output && !(e->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT))
+	else if (attr->aux_output && !(e->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT))
 		err = -EOPNOTSUPP;
 	else if (is_sampling_event(e) && (e->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT))
 		err = -EOPNOTSUPP;
-	else if (attr.use_clockid)
-		err = valid_clockid(attr.clockid);
+	else if (attr->use_clockid)
+		err = valid_clockid(attr->clockid);
 	if (!err)
 		err = perf_sample_event_init(e);	/* what a sample can hold */
 	if (err)
@@ -192,7 +186,7 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	if (leader && (err = check_group(e, leader, ctx)))
 		goto fail;
 	if (output && (output->cpu != e->cpu || (output->cpu == -1 && output->ctx != ctx) ||
-		       output->attr.write_backward != attr.write_backward ||
+		       output->attr.write_backward != attr->write_backward ||
 		       (err = perf_event_set_output(e, output)))) {
 		err = -EINVAL;
 		goto fail;
@@ -206,14 +200,28 @@ long sys_perf_event_open(long uattr, long pid_arg, long cpu_arg, long group_fd_a
 	current->fds->file[fd] = f;
 	current->fds->cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
 	perf_install_in_context(ctx, e);
-	uint64_t attr_flags;
-	memcpy(&attr_flags, (const char *)&attr + PMUOS_ATTR_FLAGS_OFFSET, sizeof(attr_flags));
-	if (attr_flags & (1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT))
-		perf_event_detach(e);	/* attr.persistent (seed 001) */
+	if (perf_attr_persistent(attr))
+		perf_event_detach(e);	/* attr->persistent (seed 001) */
 	return fd;
 fail:
 	perf_event_free(e);
 	if (fresh_ctx)
 		perf_task_free_context(task);	/* still empty */
 	return err;
+}
+
+long sys_perf_event_open(long uattr, long pid, long cpu, long group_fd, long flags)
+{
+	struct perf_event *e;
+	int err;
+
+	if (flags & ~(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP |
+		      PERF_FLAG_FD_CLOEXEC))
+		return -EINVAL;
+	/* The user's attr goes straight into the new event. */
+	if (!(e = perf_event_new()))
+		return -ENOMEM;
+	if ((err = perf_copy_attr((void *)uattr, &e->attr)))
+		return discard(e, err);
+	return open_event(e, pid, cpu, group_fd, flags);	/* ints in Linux */
 }

@@ -11,6 +11,7 @@
  * lost. The NMI never touches the timer queue (timer.c is interrupts-off
  * safe, not NMI safe): it asks the self-IPI to arm the unthrottle timer. */
 #include "internal.h"
+#include "../clock.h"
 #include "../apic.h"
 #include "../cmdline.h"
 #include "../fd.h"
@@ -29,7 +30,6 @@
 /* Linux counts samples per tick; pmuos is tickless, so the same 4 ms
  * windows (HZ=250, Debian's) are kept on the TSC. */
 #define WINDOW_NS	4000000ul
-#define NSEC_PER_SEC	1000000000ul
 
 static unsigned long max_sample_rate = 100000;	/* perf_event_max_sample_rate */
 static unsigned long max_samples_per_window;
@@ -309,7 +309,8 @@ void perf_pending_cancel(struct perf_event *e)
 		unlink_pushed(&pending, e, offsetof(struct perf_event, pending_next));
 		e->pending_queued = false;
 	}
-	unlink_pushed(&throttled, e, offsetof(struct perf_event, throttled_next));
+	if (READ_ONCE(throttled))
+		unlink_pushed(&throttled, e, offsetof(struct perf_event, throttled_next));
 	irq_restore(flags);
 }
 

@@ -1,8 +1,15 @@
 /* The public face of kernel/perf/ for the rest of the kernel (Linux's
- * include/linux/perf_event.h against kernel/events/internal.h): today the
- * knobs of /proc/sys/kernel, which fs/proc_sys.c reads and writes. */
+ * include/linux/perf_event.h against kernel/events/internal.h): the driver
+ * API (struct pmu and struct perf_event, perf_event.h), the output handle
+ * and AUX writer that drivers call, the task hooks, the knobs of
+ * /proc/sys/kernel and the accounting. kernel/perf/internal.h is for
+ * kernel/perf/ and its self-tests only. */
 #pragma once
 #include "../kernel.h"
+#include "perf_event.h"
+
+struct task;
+struct vma;
 
 /* Linux's sysctl_perf_* with its defaults (Debian's paranoid is 3). Every
  * caller has root's rights, so paranoid and mlock_kb, which bound the
@@ -22,3 +29,95 @@ unsigned long perf_max_sample_rate(void);
 /* Linux's perf_proc_update_handler: -EINVAL while throttling is off
  * (cpu_time_max_percent 0 or 100), else the new rate (>= 1) rules. */
 int perf_set_max_sample_rate(unsigned long rate);
+
+/* The perf core: its clock, the overflow machinery (main.c, before the
+ * PMU drivers register). */
+void perf_init(void);
+/* Persistent events (seed 001): the "persistent" PMU. */
+void perf_persistent_init(void);
+
+/* What perf holds, for the accounting file (sysfs.c). */
+struct perf_stats {
+	long events;		/* perf events alive */
+	long rings;		/* mmap buffers */
+	long aux_areas;
+	long aux_nested;	/* AUX writers refused: begin inside another's begin..end */
+};
+extern struct perf_stats perf_stats;
+
+/* ---- the task hooks (task.c, sys_mm.c, sys_proc.c) ---- */
+
+/* t is ending: its events stop and take the EXIT state (Linux's name for
+ * this job); then its context goes with perf_task_free_context. */
+void perf_event_exit_task(struct task *t);
+void perf_task_free_context(struct task *t);
+/* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE). */
+void perf_task_events_enable(struct task *t, bool enable);
+/* Side-band records (records.c), each to every event of the CPU context and
+ * of t's that asked (attr.comm, attr.mmap / mmap2 / mmap_data, attr.task,
+ * attr.context_switch) and is not off, with sample_id_all. t is current. */
+void perf_event_comm(struct task *t, bool exec);
+void perf_event_mmap(struct task *t, const struct vma *vma);
+/* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
+void perf_event_exec(struct task *t);
+void perf_event_switch(struct task *t, bool out);
+/* PERF_RECORD_EXIT of t (task_exit, while t is still current). */
+void perf_log_task_exit(struct task *t);
+/* PERF_RECORD_FORK of a new task, to the creator's events. */
+void perf_event_fork(struct task *child);
+/* Linux's perf_event_task_sched_out/in (sched.c): a task's events leave the
+ * PMU when it goes off the CPU and come back with it; its context's time
+ * stops meanwhile (neither enabled nor running time advances). */
+void perf_event_task_sched_out(struct task *prev);
+void perf_event_task_sched_in(struct task *next);
+/* inherit.c: copies of the creator's inherited groups for a new task (0 or
+ * -ENOMEM; fork.c); at a task's exit, its copies' counts join their
+ * originals; at exec, enable_on_exec events start and remove_on_exec ones
+ * go (exec.c). */
+int perf_event_init_task(struct task *child, unsigned long clone_flags);
+void perf_event_exit_inherited(struct task *t);
+void perf_event_exec_events(struct task *t);
+
+/* ---- output into the ring, for drivers (ring.c, aux.c) ---- */
+
+struct perf_output_handle {
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	uint64_t head;		/* where this record starts (the ring's offset) */
+	uint64_t offset;	/* where the next byte goes */
+	uint64_t end;		/* head + size */
+	uint64_t wakeup;	/* rb->wakeup when this writer began (ring.c) */
+	/* AUX writers (aux.c): head is where the next AUX byte goes */
+	uint64_t size;		/* AUX bytes that may be written from head */
+	uint64_t aux_flags;	/* PERF_AUX_FLAG_* of the coming PERF_RECORD_AUX */
+};
+
+/* ---- the AUX area's writer (aux.c), seed 002: Linux's API ----
+ *
+ * perf_aux_output_begin(h, e): start writing AUX data for e (into the
+ * buffer e's records go to: its own or its SET_OUTPUT target's). Returns
+ * the driver's private AUX state (setup_aux's) and sets h->head and
+ * h->size, the bytes that may be written from h->head without passing
+ * data the reader has not consumed (aux_tail; overwrite mode: the whole
+ * area); NULL when there is no AUX area, when another writer is inside
+ * begin..end (refused and counted in perf_stats.aux_nested, never
+ * allowed), or when a PROT_WRITE reader left no room (then, as in Linux,
+ * the event is disabled and the reader woken). Call it before the
+ * hardware writes, with interrupts off until the end.
+ * perf_aux_output_skip(h, size): move head over size bytes (the hardware's
+ * alignment wastes them); -ENOSPC beyond h->size.
+ * perf_aux_output_end(h, size): size bytes were written at h->head: publish
+ * aux_head, write PERF_RECORD_AUX (offset, size, flags: TRUNCATED,
+ * OVERWRITE, PARTIAL as they apply) when there is something to say, and
+ * wake the reader at aux_watermark. TRUNCATED disables the event (Linux).
+ * perf_get_aux(h): the private state again, between begin and end. */
+void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *e);
+void perf_aux_output_end(struct perf_output_handle *h, uint64_t size);
+int perf_aux_output_skip(struct perf_output_handle *h, uint64_t size);
+/* PERF_AUX_FLAG_TRUNCATED or PARTIAL for the coming record (OVERWRITE is
+ * end's to set). */
+void perf_aux_output_flag(struct perf_output_handle *h, uint64_t flags);
+void *perf_get_aux(struct perf_output_handle *h);
+/* PERF_RECORD_ITRACE_START (pid, tid of current) for e: a tracing PMU's
+ * first start of e. */
+void perf_log_itrace_start(struct perf_event *e);

@@ -3,6 +3,7 @@
  * calls a driver makes back into the core. */
 #pragma once
 #include "../kernel.h"
+#include "../clock.h"
 #include "../timer.h"
 #include <linux/perf_event.h>
 
@@ -189,6 +190,9 @@ static inline bool is_sampling_event(const struct perf_event *e)
 {
 	return e->attr.sample_period != 0;
 }
-/* The perf clock in ns (the TSC through time_mult/time_shift, the same
- * conversion the mmap page gives user space). */
-uint64_t perf_clock(void);
+/* The perf clock in ns (clock.h: the TSC through time_mult/time_shift, the
+ * same conversion the mmap page gives user space). */
+static inline uint64_t perf_clock(void)
+{
+	return clock_perf_ns();
+}

@@ -2,6 +2,7 @@
  * perf_event.h), for one event or its whole group. */
 #include "internal.h"
 #include "layout.h"
+#include "../fd.h"
 #include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
@@ -28,7 +29,27 @@ static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 	return p;
 }
 
-long perf_read(struct perf_event *e, char *ubuf, size_t n)
+static long read_formatted(struct perf_event *e, char *ubuf, size_t n);
+
+/* The common read first: a lone value, no times, no ids (read_format 0),
+ * one word copied as one. A file op runs in process context, interrupts
+ * on: off around the PMU's read, as perf_event_read_count does. */
+long perf_file_read(struct file *f, char *ubuf, size_t n)
+{
+	struct perf_event *e = f->priv;
+
+	if (unlikely(e->attr.read_format || e->state == PERF_EVENT_STATE_ERROR))
+		return read_formatted(e, ubuf, n);
+	if (unlikely(n < sizeof(uint64_t)))
+		return -ENOSPC;
+	cli();
+	if (likely(e->state == PERF_EVENT_STATE_ACTIVE))
+		e->pmu->read(e);
+	sti();
+	return put_user_u64(value(e), ubuf) ? -EFAULT : (long)sizeof(uint64_t);
+}
+
+static long read_formatted(struct perf_event *e, char *ubuf, size_t n)
 {
 	uint64_t fmt = e->attr.read_format, small[16];
 	size_t size = read_size(e);

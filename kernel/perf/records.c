@@ -67,13 +67,10 @@ typedef void (*sb_output)(struct perf_event *e, const void *arg);
  * stay off so that rotation cannot reorder a list under the walk. */
 static void for_each_sb_event(struct task *t, sb_match match, sb_output output, const void *arg)
 {
-	struct perf_event_context *ctxs[2] = { &perf_cpu_ctx, t ? t->perf_ctx : NULL };
 	uint64_t flags = irq_save();
 
-	for (int i = 0; i < 2; i++) {
-		if (!ctxs[i])
-			continue;
-		for (struct perf_event *g = ctxs[i]->groups; g; g = g->ctx_next) {
+	for_each_context(ctx, t) {
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
 			if (g->state >= PERF_EVENT_STATE_INACTIVE && match(g, arg))
 				output(g, arg);
 			for_each_sibling(s, g)
@@ -269,7 +266,7 @@ void perf_event_fork(struct task *child)
 	for_each_sb_event(current, task_match, task_output, &a);
 }
 
-void perf_event_exit_task(struct task *t)
+void perf_log_task_exit(struct task *t)
 {
 	/* Linux's ppid/ptid of an exiting thread: its creator's process. */
 	struct task_arg a = { t, t->parent, PERF_RECORD_EXIT };

@@ -8,8 +8,8 @@
  * touched through its user address (SMAP would stop that too). Kernel
  * frames are followed only inside the stack the interrupted code ran on. */
 #include "internal.h"
+#include "../clock.h"
 #include "../gdt.h"
-#include "../syscall.h"
 #include "../task.h"
 #include "../traps.h"
 #include "../x86.h"

@@ -158,41 +158,41 @@ static void intel_enable_all(void)
 /* The fixed counters CPUID.0AH announces (SDM Vol. 2A CPUID leaf 0AH): v5
  * adds ECX's bitmap to EDX's contiguous count. Linux assumes three on v2-v4
  * hardware that reports fewer (a known erratum), not under a hypervisor. */
-static uint64_t intel_fixed_counters(unsigned version, uint32_t ecx, union cpuid10_edx edx)
+static uint64_t intel_fixed_counters(const struct cpuid10 *pm)
 {
-	unsigned n = edx.split.num_counters_fixed;
+	unsigned n = pm->fixed_counters;
 
-	if (version < 2)
+	if (pm->version < 2)
 		return 0;
-	if (version < 5 && !cpu_caps.hypervisor)
+	if (pm->version < 5 && !cpu_caps.hypervisor)
 		n = MAX(n, 3u);
 	n = MIN(n, (unsigned)X86_PMC_MAX_FIXED);
-	return (BIT_ULL(n) - 1) | (version >= 5 ? ecx & (BIT_ULL(X86_PMC_MAX_FIXED) - 1) : 0);
+	return (BIT_ULL(n) - 1) | (pm->fixed_bitmap & (BIT_ULL(X86_PMC_MAX_FIXED) - 1));
 }
 
 int intel_pmu_init(void)
 {
 	static char name[32];
-	union cpuid10_eax eax;
-	union cpuid10_edx edx;
-	uint32_t ebx, ecx, a, b, c, d;
+	struct cpuid10 pm;
+	uint32_t a, b, c, d;
 
 	pmu_cpuid(0, &a, &b, &c, &d);
 	if (a < CPUID_ARCH_PERFMON)
 		return -ENODEV;
-	pmu_cpuid(CPUID_ARCH_PERFMON, &eax.full, &ebx, &ecx, &edx.full);
-	if (!eax.split.version_id || !eax.split.num_counters)
+	pmu_cpuid(CPUID_ARCH_PERFMON, &a, &b, &c, &d);	/* the model's own under the model */
+	cpuid10_decode(a, b, c, d, &pm);
+	if (!pm.version || !pm.gp_counters)
 		return -ENODEV;
 
-	x86_pmu.version = eax.split.version_id;
-	x86_pmu.num_counters = MIN(eax.split.num_counters, (unsigned)X86_PMC_IDX_FIXED);
-	x86_pmu.cntval_bits = eax.split.bit_width;
+	x86_pmu.version = pm.version;
+	x86_pmu.num_counters = MIN(pm.gp_counters, (unsigned)X86_PMC_IDX_FIXED);
+	x86_pmu.cntval_bits = pm.gp_width;
 	x86_pmu.cntval_mask = BIT_ULL(x86_pmu.cntval_bits) - 1;
-	x86_pmu.fixed_mask = intel_fixed_counters(x86_pmu.version, ecx, edx);
+	x86_pmu.fixed_mask = intel_fixed_counters(&pm);
 	/* Events beyond EBX's valid length count as absent. */
 	memcpy(event_map, intel_perfmon_event_map, sizeof(event_map));
 	for (unsigned bit = 0; bit < ARCH_EVENTS; bit++)
-		if (bit >= eax.split.mask_length || (ebx & BIT_ULL(bit)))
+		if (bit >= pm.events_len || (pm.events_unavailable & BIT_ULL(bit)))
 			event_map[arch_event_generic[bit]] = 0;
 
 	pmu_cpuid(1, &a, &b, &c, &d);

@@ -3,6 +3,7 @@
  * share. Names as in the SDM and Linux's msr-index.h / perf_event.h. */
 #pragma once
 #include <stdint.h>
+#include "../cpu.h"	/* CPUID leaf 0xA: its words and decoder */
 
 /* Counters and their controls (SDM 20.2.1, 20.2.2, 20.2.4) */
 #define MSR_ARCH_PERFMON_PERFCTR0	0x0c1	/* IA32_PMCx: writes sign-extend bit 31 */
@@ -30,26 +31,6 @@
 #define GLOBAL_FIXED_SHIFT		32
 
 /* CPUID leaf 0xA (SDM Vol. 2A CPUID, Table 3-8) */
-#define CPUID_ARCH_PERFMON		0xa
-union cpuid10_eax {
-	struct {
-		uint32_t version_id:8;		/* 0: no architectural perfmon */
-		uint32_t num_counters:8;	/* general-purpose counters */
-		uint32_t bit_width:8;
-		uint32_t mask_length:8;		/* valid bits of EBX */
-	} split;
-	uint32_t full;
-};
-union cpuid10_edx {
-	struct {
-		uint32_t num_counters_fixed:5;	/* contiguous fixed counters (v2+) */
-		uint32_t bit_width_fixed:8;
-		uint32_t reserved:2;
-		uint32_t anythread_deprecated:1;
-		uint32_t reserved2:16;
-	} split;
-	uint32_t full;
-};
 /* EBX bit n set: architectural event n is not available (SDM Table 20-1):
  * core cycles, instructions retired, reference cycles, LLC references, LLC
  * misses, branch instructions retired, branch mispredicts retired. */

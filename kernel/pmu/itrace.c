@@ -26,11 +26,12 @@
  * opens the next block with FULL) and returns; the rest (a far jump, a full
  * buffer, the program's own TF, a kernel-mode #DB) go on to entry.asm's
  * stub and itrace_debug_trap. The simulated PMU never sees the stub's
- * kernel entry, so the stub moves pmu_sim_user_tsc on by its own length:
+ * kernel entry, so the stub moves user_return_tsc on by its own length:
  * its instructions count as kernel ones, and exclude_kernel counts of
  * traced code stay exact. */
 #include "itrace.h"
 #include "breakpoint.h"
+#include "../entry_work.h"
 #include "../idt.h"
 #include "../panic.h"
 #include "../timer.h"
@@ -38,7 +39,7 @@
 #include "../lib/string.h"
 #include "../mm/kmalloc.h"
 #include "../mm/paging.h"
-#include "../perf/internal.h"
+#include "../perf/perf.h"
 #include <asm-generic/errno.h>
 #include <pmuos/itrace.h>
 
@@ -94,7 +95,7 @@ struct itrace_aux {
  * stub off (end and limit NULL), a kernel-mode #DB.
  *
  * The instruction counts in the comments are what the stub moves
- * pmu_sim_user_tsc on by: each path's instructions up to and with its
+ * user_return_tsc on by: each path's instructions up to and with its
  * IRETQ, or up to its jump to entry.asm's stub (whose TRAP_ENTRY_INSNS the
  * model knows already).
  */
@@ -119,7 +120,7 @@ __asm__(".pushsection .text\n"
 	"	jrcxz 1f\n"				/* 14: 0 is REPEAT */
 	"	incq itrace_fast(%rip)\n"		/* 15 */
 	"	add %rcx, itrace_fast+16(%rip)\n"	/* 16 */
-	"	addq $20, pmu_sim_user_tsc(%rip)\n"	/* 17 */
+	"	addq $20, user_return_tsc(%rip)\n"	/* 17 */
 	"	pop %rcx\n"				/* 18 */
 	"	pop %rax\n"				/* 19 */
 	"	iretq\n"				/* 20 */
@@ -133,21 +134,21 @@ __asm__(".pushsection .text\n"
 	"	mov %rcx, itrace_fast(%rip)\n"		/* 17 */
 	"	add $64, %rax\n"			/* 18: ITRACE_BLOCK */
 	"	mov %rax, itrace_fast+8(%rip)\n"	/* 19 */
-	"	addq $23, pmu_sim_user_tsc(%rip)\n"	/* 20 */
+	"	addq $23, user_return_tsc(%rip)\n"	/* 20 */
 	"	pop %rcx\n"				/* 21 */
 	"	pop %rax\n"				/* 22 */
 	"	iretq\n"				/* 23 */
 	"1:	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $18, pmu_sim_user_tsc(%rip)\n"	/* 14 + 4 */
+	"	addq $18, user_return_tsc(%rip)\n"	/* 14 + 4 */
 	"	jmp *isr_stubs+8(%rip)\n"
 	"2:	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $17, pmu_sim_user_tsc(%rip)\n"	/* 13 + 4 */
+	"	addq $17, user_return_tsc(%rip)\n"	/* 13 + 4 */
 	"	jmp *isr_stubs+8(%rip)\n"
 	"3:	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $15, pmu_sim_user_tsc(%rip)\n"	/* 11 + 4 */
+	"	addq $15, user_return_tsc(%rip)\n"	/* 11 + 4 */
 	"	jmp *isr_stubs+8(%rip)\n"
 	"9:	jmp *isr_stubs+8(%rip)\n"
 	".popsection\n");
@@ -304,6 +305,24 @@ static void flush_timer(struct timer *t, struct pt_regs *regs)
 
 /* ---- the hooks ---- */
 
+static struct entry_work itrace_work = {
+	.name = "itrace",
+	.user_entry = itrace_user_entry,
+	.user_exit = __itrace_user_exit,
+};
+
+/* The hooks run while a tracer runs or its TF is still in a user frame. */
+static void itrace_work_update(void)
+{
+	entry_work_set(&itrace_work, itrace_current || itrace_tf_ours);
+}
+
+void itrace_user_entry(struct pt_regs *regs, uint64_t tsc)
+{
+	if (unlikely(itrace_tf_ours))
+		regs->rflags &= ~X86_EFLAGS_TF;
+}
+
 bool itrace_debug_trap(struct pt_regs *regs)
 {
 	struct itrace *it = itrace_current;
@@ -319,8 +338,10 @@ void __itrace_user_exit(struct pt_regs *regs)
 	struct itrace *it = itrace_current;
 
 	itrace_tf_ours = false;
-	if (!it)
+	if (!it) {
+		itrace_work_update();
 		return;			/* (the stub went off as the tracer stopped) */
+	}
 	fast_off(it);
 	if (it->stepped || regs->rip != itrace_fast.last_ip)
 		emit(it, regs->rip);
@@ -397,6 +418,7 @@ static void itrace_start(struct perf_event *e, int flags)
 	itrace_fast = (struct itrace_fast){ .pos = it->buf, .last_ip = NO_IP };
 	it->blk_end = it->buf;
 	itrace_current = it;
+	itrace_work_update();
 }
 
 /* What the buffer holds goes out as the tracer stops. */
@@ -407,6 +429,7 @@ static void itrace_stop(struct perf_event *e, int flags)
 	if (it->tracing) {
 		it->tracing = false;
 		itrace_current = NULL;
+		itrace_work_update();
 		forward(it);		/* (and the stub goes off) */
 	}
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
@@ -481,5 +504,6 @@ static struct pmu itrace_pmu = {
 void itrace_init(void)
 {
 	perf_pmu_register(&itrace_pmu);
+	entry_work_register(&itrace_work);	/* before the PMU model's: its exit is last */
 	idt_set_handler(X86_TRAP_DB, itrace_debug_entry);
 }

@@ -18,21 +18,12 @@ void itrace_init(void);
  * single step and nothing else is due; false for the program's own TF
  * (its SIGTRAP follows), also when itrace records the step too. */
 bool itrace_debug_trap(struct pt_regs *regs);
+/* Every return to user mode but NMIs', last thing before the registers are
+ * restored (after signal delivery): record the instruction about to run
+ * when it is a new one, and set TF to trap after it. An entry_work hook. */
 void __itrace_user_exit(struct pt_regs *regs);
 
 /* Every entry from user mode but NMIs, before anything reads the frame:
- * itrace's TF is no part of the program's state (sigcontext, sigreturn). */
-static inline void itrace_user_entry(struct pt_regs *regs)
-{
-	if (unlikely(itrace_tf_ours))
-		regs->rflags &= ~X86_EFLAGS_TF;
-}
-
-/* Every return to user mode but NMIs', last thing before the registers are
- * restored (after signal delivery): record the instruction about to run
- * when it is a new one, and set TF to trap after it. */
-static inline void itrace_user_exit(struct pt_regs *regs)
-{
-	if (unlikely(itrace_current || itrace_tf_ours))
-		__itrace_user_exit(regs);
-}
+ * itrace's TF is no part of the program's state (sigcontext, sigreturn).
+ * An entry_work hook, on while itrace traces or its TF is out. */
+void itrace_user_entry(struct pt_regs *regs, uint64_t tsc);

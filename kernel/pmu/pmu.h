@@ -14,15 +14,6 @@ void x86_pmu_init(void);
 /* Hardware counters events hold now (accounting). */
 extern long x86_pmu_counters_used;
 
-/* entry.asm, on every entry from user mode with interrupts off: tsc is the
- * TSC of the first kernel instruction. */
-void pmu_sim_kernel_entry(uint64_t tsc);
-/* entry.asm, as the last C call before SYSRET/IRET to user mode, interrupts
- * off. It leaves the LAPIC arming to the code after it (entry.asm). */
-void pmu_sim_user_return(void);
-/* traps.c, after each interrupt handler, interrupts off: the model's PMI
- * is delivered here (its timer's interrupt, or an earlier one). */
-void pmu_sim_irq_exit(struct pt_regs *regs);
 /* task.c, around HLT: halted time is neither ring's. */
 void pmu_sim_halt(bool halting);
 /* task.c, for an exception from user mode: a user RDPMC the model answers.

@@ -2,7 +2,7 @@
  * (SDM Vol. 3B 20.2) under intel.c's MSR accessors, for machines without a
  * PMU (QEMU TCG). Under -icount shift=0,sleep=off each guest instruction is
  * one TSC tick, so instructions, core cycles and reference cycles are all
- * elapsed ticks, split by ring at each kernel entry and exit (sim_ring.c):
+ * elapsed ticks, split by ring at each kernel entry and exit (sim_split.c):
  * counts and overflow positions are exact and the same on every boot.
  *
  * Where it differs from silicon (deterministically):
@@ -14,9 +14,9 @@
  *    counter 2 (reference cycles) count, and only without EDGE, INV or
  *    CMASK; CPUID 0xA marks the other architectural events unavailable;
  *  - halted time counts in neither ring, and neither does the interrupt that
- *    ends a halt (sim_ring.c);
- *  - the PMI comes from the LAPIC timer, a maskable interrupt (sim_ring.c);
- *  - user RDPMC traps and is emulated (sim_ring.c);
+ *    ends a halt (sim_split.c);
+ *  - the PMI comes from the LAPIC timer, a maskable interrupt (sim_split.c);
+ *  - user RDPMC traps and is emulated (sim_split.c);
  *  - reserved bits written to its MSRs are dropped, not a #GP; AnyThread is
  *    ignored (one thread); an MSR it lacks is a kernel bug: panic. */
 #include "sim.h"
@@ -142,6 +142,7 @@ uint64_t sim_rdmsr(uint32_t msr)
 	uint64_t flags = irq_save(), v;
 	int c = counter_of(msr);
 
+	sim_wake(rdtsc());
 	sim_sync(rdtsc());
 	if (c >= 0)
 		v = sim.count[c];
@@ -170,6 +171,7 @@ void sim_wrmsr(uint32_t msr, uint64_t v)
 	uint64_t flags = irq_save();
 	int c = counter_of(msr);
 
+	sim_wake(rdtsc());
 	sim_sync(rdtsc());
 	if (c >= 0 && msr - MSR_ARCH_PERFMON_PERFCTR0 < SIM_GP)
 		sim.count[c] = (uint64_t)(int64_t)(int32_t)v & SIM_MASK;	/* bits 31:0, sign-extended */
@@ -189,6 +191,7 @@ void sim_wrmsr(uint32_t msr, uint64_t v)
 	if (!sim.global_status)
 		sim.pmi_pending = false;
 	update_counting();
+	sim_update_work();
 	sim_rearm();
 	irq_restore(flags);
 }

@@ -1,4 +1,4 @@
-/* Private to the simulated PMU: sim.c (its registers) and sim_ring.c (rings,
+/* Private to the simulated PMU: sim.c (its registers) and sim_split.c (rings,
  * halts, the PMI timer, RDPMC), and to its self-tests. */
 #pragma once
 #include "internal.h"
@@ -49,6 +49,11 @@ uint64_t sim_kernel_ticks(uint64_t now);
 /* Bring the counters up to the TSC now: overflows set their status bits and,
  * with their interrupt on, pmi_pending. Kernel mode, interrupts off. */
 void sim_sync(uint64_t now);
+/* Before the registers are read or written: the clock runs again if the
+ * model's entry work was off (sim_split.c). */
+void sim_wake(uint64_t now);
+/* After they changed: the entry work on while a counter counts. */
+void sim_update_work(void);
 /* Time the PMI for kernel mode after the registers or the rings changed;
- * a pending PMI is due at once (sim_ring.c). */
+ * a pending PMI is due at once (sim_split.c). */
 void sim_rearm(void);

@@ -1,16 +1,16 @@
 /* The software PMU (type PERF_TYPE_SOFTWARE, "software"): the clocks read
  * the TSC through the perf clock; the other events are counted where they
  * happen (perf_sw_event). Linux 6.1's set (PERF_COUNT_SW_MAX = 12). */
+#include "../clock.h"
 #include "sw.h"
 #include "../task.h"
 #include "../traps.h"
 #include "../tsc.h"
 #include "../x86.h"
-#include "../perf/internal.h"
+#include "../perf/perf.h"
 #include <asm-generic/errno.h>
 
 #define MIN_CLOCK_PERIOD_NS	10000	/* Linux's floor for hrtimer sampling */
-#define NSEC_PER_SEC		1000000000ul
 
 /* Active events by config, so a fault finds its counters at once. */
 static struct perf_event *active[PERF_COUNT_SW_MAX];
@@ -23,7 +23,7 @@ static uint64_t clock_now(const struct perf_event *e)
 		return perf_clock();
 	if (!current)
 		return 0;
-	return perf_clock_cycles_to_ns(task_cputime_tsc(current), NULL, NULL);
+	return clock_cycles_to_ns(task_cputime_tsc(current));
 }
 
 static bool is_clock(const struct perf_event *e)
@@ -55,7 +55,7 @@ static int sw_event_init(struct perf_event *e)
 /* Fold a clock's time into e->count. An NMI's sample (a group read) may
  * fold the same clock between our read and our store: the cmpxchg on
  * prev_count makes one of them take each interval, as x86's update does. */
-static void sw_read(struct perf_event *e)
+static __attribute__((noinline)) void sw_read_clock(struct perf_event *e)
 {
 	if (!is_clock(e) || (e->hw.state & PERF_HES_STOPPED))
 		return;
@@ -66,6 +66,22 @@ static void sw_read(struct perf_event *e)
 	} while (!__atomic_compare_exchange_n(&e->hw.prev_count, &prev, now, false,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	__atomic_fetch_add(&e->count, now - prev, __ATOMIC_RELAXED);
+}
+
+/* The common case first, without clock_now's tests: a running task-clock. */
+static void sw_read(struct perf_event *e)
+{
+	if (likely(e->attr.config == PERF_COUNT_SW_TASK_CLOCK && current &&
+		   !(e->hw.state & PERF_HES_STOPPED))) {
+		uint64_t prev = __atomic_load_n(&e->hw.prev_count, __ATOMIC_RELAXED), now;
+		do {
+			now = clock_cycles_to_ns(task_cputime_tsc(current));
+		} while (!__atomic_compare_exchange_n(&e->hw.prev_count, &prev, now, false,
+						      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		__atomic_fetch_add(&e->count, now - prev, __ATOMIC_RELAXED);
+		return;
+	}
+	sw_read_clock(e);
 }
 
 static uint64_t clock_period_tsc(const struct perf_event *e)
@@ -79,11 +95,15 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 {
 	struct perf_event *e = container_of(t, struct perf_event, hw.timer);
 	bool user = user_mode(regs);
+	unsigned long work = READ_ONCE(perf_sample_work);
+	uint64_t start = rdtsc();
 
 	sw_read(e);
 	if (!(user ? e->attr.exclude_user : e->attr.exclude_kernel) &&
-	    perf_event_overflow(e, regs))
+	    perf_event_overflow(e, regs)) {
+		perf_irq_took(work, rdtsc() - start);
 		return;		/* throttled: unthrottling starts the timer again */
+	}
 	/* Missed periods are skipped, as Linux's hrtimer_forward_now does: a
 	 * tick that took longer than the period (a big sample, other timers)
 	 * must not make the next one due at once, or the ticks would take all
@@ -92,6 +112,7 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 	if (next <= now)
 		next += (now - next) / period * period + period;
 	timer_add(t, next);
+	perf_irq_took(work, rdtsc() - start);	/* the sampling budget: its handler's time */
 }
 
 static void sw_start(struct perf_event *e, int flags)

@@ -316,7 +316,10 @@ static uint64_t overflowed_counters(void)
 
 bool x86_pmu_handle_irq(struct pt_regs *regs)
 {
-	uint64_t status;
+	/* The sampling CPU budget times the handler, as Linux's
+	 * perf_event_nmi_handler does. */
+	unsigned long work = READ_ONCE(perf_sample_work);
+	uint64_t start = rdtsc(), status;
 	bool handled;
 
 	if (x86_pmu.disable_all)
@@ -343,6 +346,7 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 	/* Intel's local APIC masks LVT PerfMon as it delivers a PMI (AMD's does
 	 * not): unmask it once the counters are rearmed, as Linux's late ack. */
 	apic_write(APIC_LVT_PERF, APIC_DM_NMI);
+	perf_irq_took(work, rdtsc() - start);
 	return handled;
 }
 

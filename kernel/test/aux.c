@@ -301,7 +301,7 @@ static void step(uint64_t ip)
 			     .rflags = user_rflags, .vector = X86_TRAP_DB };
 	bool ok;
 
-	itrace_user_entry(&r);
+	itrace_user_entry(&r, 0);
 	ok = !(r.rflags & X86_EFLAGS_TF);	/* the program's flags: no TF */
 	ok &= itrace_debug_trap(&r) == (user_rflags != X86_EFLAGS_IF);
 	__itrace_user_exit(&r);

@@ -50,7 +50,7 @@ KTEST(pmu_probe_verdict_matches_the_machine)
 	if (!pmu_cmdline("sim"))
 		KEXPECT_EQ(x86_pmu_simulated, !x86_pmu_probe_hw());
 	if (!x86_pmu_simulated && cpu_caps.vendor == VENDOR_INTEL)
-		KEXPECT(cpu_caps.perfmon_version >= 1);
+		KEXPECT(cpu_caps.perfmon.version >= 1);
 }
 
 /* Borrow the model's test counters with every counter globally off; give

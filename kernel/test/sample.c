@@ -429,7 +429,7 @@ KTEST(records_of_a_program_to_cpu_wide_events)
 	perf_event_mmap(&t, anon);
 	perf_event_switch(&t, true);
 	perf_event_switch(&t, false);
-	perf_event_exit_task(&t);
+	perf_log_task_exit(&t);
 
 	const uint64_t *r;
 	const struct perf_event_header *h;

@@ -18,6 +18,10 @@ FIGURE = re.compile(r"#\s*bench:\s*(\S+)\s+(\d+)\s*$")
 
 # What the figures that are not one call's cost measure (user/tests/bench.c says how).
 NOTES = {
+    "getpid_model": "getpid while the PMU model counts (its privilege split on every entry "
+                    "and return; a real PMU has none)",
+    "read_model": "read() of the task-clock fd, the same",
+    "ioctl_reset_model": "ioctl(RESET), the same",
     "itrace_insn": "guest instructions a traced user instruction costs on top of itself",
     "itrace_insn_slowpath": "the same with every #DB step through the C trap path",
     "itrace_flush": "ioctl(PERF_EVENT_IOC_FLUSH) of a traced task, ~300 instructions buffered",
@@ -31,6 +35,9 @@ NOTES = {
     "file_stat": "stat() of that file",
     "dir_getdents64_100": "getdents64 of a folder of 100 files into a buffer that holds them "
                           "all, after an lseek to 0 that is not timed",
+    "fork_exit_wait": "fork() + the child's _exit(0) + the parent's waitpid, timed together",
+    "pipe_round_trip": "one byte to a child over a pipe and back over another (two switches)",
+    "futex_wake_none": "FUTEX_WAKE_PRIVATE of a word nobody waits on",
 }
 
 
@@ -79,7 +86,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=run.DEFAULT_TIMEOUT, help="per boot")
     ap.add_argument("--log-dir", help="write pmuos.log and linux.log here")
     ap.add_argument("--oracle-init", default=str(oracle.DEFAULT_INIT),
-                    help="the Linux /init runner (make's $(BUILD)/user/oracle-init)")
+                    help="the /init runner (make's $(BUILD)/user/init)")
     opts = ap.parse_args()
     for path in (opts.kernel, opts.program):
         if not os.path.exists(path):

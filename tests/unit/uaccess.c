@@ -65,3 +65,14 @@ long strncpy_from_user(char *dst, const char *usrc, size_t n)
 	}
 	return ok == n ? -ENAMETOOLONG : -EFAULT;
 }
+
+/* uaccess.h's word-sized reads, after its range check. */
+int __get_user_4(uint32_t *dst, const uint32_t *usrc)
+{
+	return copy_from_user(dst, usrc, sizeof(*dst));
+}
+
+int __get_user_8(uint64_t *dst, const uint64_t *usrc)
+{
+	return copy_from_user(dst, usrc, sizeof(*dst));
+}

@@ -160,17 +160,15 @@ TEST(exact_counts)
 	EXPECT_EQ(count_accesses(bp_attr(HW_BREAKPOINT_RW, A, 8)), 152);
 	EXPECT_EQ(count_accesses(bp_attr(HW_BREAKPOINT_X, (uint64_t)func, 8)), 30);
 	/* var[1]'s first 4 bytes with the kernel's accesses: the 102 less the byte at +7, plus
-	 * clock_gettime's write. Linux copies short user data 8 bytes a move: one hit; pmuos's
-	 * copy_to_user is a REP MOVSB, a hit for each watched byte (README: deviations). */
-	bool bytewise = ktap_on_pmuos();
+	 * clock_gettime's write. Both kernels copy short user data 8 bytes a move: one hit. */
 	attr = bp_attr(HW_BREAKPOINT_W, A, 4);
 	attr.exclude_kernel = 0;
-	EXPECT_EQ(count_accesses(attr), bytewise ? 105 : 102);
+	EXPECT_EQ(count_accesses(attr), 102);
 	/* the kernel's alone: its write and its read */
 	attr = bp_attr(HW_BREAKPOINT_RW, A, 2);
 	attr.exclude_kernel = 0;
 	attr.exclude_user = 1;
-	EXPECT_EQ(count_accesses(attr), bytewise ? 4 : 2);
+	EXPECT_EQ(count_accesses(attr), 2);
 	/* a byte just past var[1] */
 	EXPECT_EQ(count_accesses(bp_attr(HW_BREAKPOINT_W, A + 8, 1)), 2);
 }

@@ -4,7 +4,7 @@
  * overflowing instruction, and user RDPMC emulated from its #UD.
  *
  * The model's timer (timer.c) only makes an interrupt come: after any
- * interrupt handler, pmu_sim_irq_exit catches the counters up and hands a
+ * interrupt handler, sim_irq_exit catches the counters up and hands a
  * pending PMI to the handler the NMI uses, interrupts off. timer.c's own
  * arming lands a few instructions late, so the model stores the LAPIC count
  * again from fixed instruction sequences (here for kernel mode, entry.asm on
@@ -16,6 +16,7 @@
 #include "sim.h"
 #include "pmu.h"
 #include "../apic.h"
+#include "../entry_work.h"
 #include "../gdt.h"
 #include "../traps.h"
 #include "../tsc.h"
@@ -33,7 +34,7 @@
 /* Beyond this many ticks, arm a re-check instead: the LAPIC count is 32
  * bits, and timer.c's conversion drifts with distance. */
 #define SIM_HORIZON	(1ull << 31)
-/* Well over the kernel instructions between pmu_sim_user_return's catch-up
+/* Well over the kernel instructions between sim_user_exit's catch-up
  * and the first user instruction: a kernel-only counter due in that span
  * still gets its PMI (at the first user instruction), and timer.c's
  * deadline for a user-mode overflow (the fallback when entry.asm cannot
@@ -46,12 +47,14 @@
 /* No target: far beyond any count entry.asm computes. */
 #define SIM_NONE	(INT64_MAX / 4)
 
-/* entry.asm's return to user mode reads the targets pmu_sim_user_return
- * leaves and stamps the TSC of the first user instruction. */
-uint64_t pmu_sim_user_tsc;
-int64_t pmu_sim_exit_abs = SIM_NONE, pmu_sim_exit_rel = SIM_NONE;
-static uint32_t lapic_unused;
-volatile uint32_t *pmu_sim_exit_timer = &lapic_unused;
+/* The model's subscription to user entries and exits (entry_work.h): on
+ * while a counter counts or a PMI waits, so that a machine with no event
+ * on the model pays nothing on its syscalls. entry.asm's return to user
+ * mode stamps the TSC of the first user instruction (user_return_tsc) and
+ * stores the exact count into the LAPIC timer from the targets sim_user_exit
+ * leaves (user_return_timer_*). */
+static struct entry_work sim_work;
+static bool sim_counting(void);
 
 /* Whether a count stored now for an interrupt at TSC target delays no other
  * timer: the LAPIC is idle or due no earlier. One due within the slack of
@@ -94,7 +97,7 @@ static void lapic_exact(void)
 }
 
 /* Queue the model's timer at deadline, never before the PMI is due: the
- * interrupt only has to come, pmu_sim_irq_exit does the work. exact: the
+ * interrupt only has to come, sim_irq_exit does the work. exact: the
  * TSC the interrupt must land on (0: none, or entry.asm times it). */
 static void sim_arm(uint64_t deadline, uint64_t exact)
 {
@@ -140,21 +143,26 @@ static void sim_pmi(struct pt_regs *regs)
 	sim.pmi(regs);
 }
 
-/* The interrupt was the point: pmu_sim_irq_exit follows. */
+/* The interrupt was the point: sim_irq_exit follows. */
 static void sim_timer_fn(struct timer *t, struct pt_regs *regs)
 {
 }
 
-void pmu_sim_kernel_entry(uint64_t tsc)
+/* Rings split at the TSC of the kernel entry: the time since the return to
+ * user mode was the user's. */
+static void split_at_entry(uint64_t tsc)
 {
-	if (!x86_pmu_simulated)
-		return;
 	if (sim.in_user) {
-		sim.ticks[RING_KERNEL] += pmu_sim_user_tsc - sim.since;
-		sim.ticks[RING_USER] += tsc - pmu_sim_user_tsc;
+		sim.ticks[RING_KERNEL] += user_return_tsc - sim.since;
+		sim.ticks[RING_USER] += tsc - user_return_tsc;
 		sim.in_user = false;
 	}
 	sim.since = tsc;
+}
+
+static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
+{
+	split_at_entry(tsc);
 	/* Nothing to time: the counters catch up at their next access. */
 	if (!sim.pmi_counters && !sim.timer.pending)
 		return;
@@ -162,16 +170,16 @@ void pmu_sim_kernel_entry(uint64_t tsc)
 	sim_rearm();	/* kernel-only counters count again, user-only ones stop */
 }
 
-void pmu_sim_user_return(void)
+static void sim_user_exit(struct pt_regs *unused)
 {
 	uint64_t abs = UINT64_MAX, rel = UINT64_MAX;
 
-	if (!x86_pmu_simulated)
+	if (!sim.pmi_counters && !sim.pmi_pending && !sim.timer.pending) {
+		sim.in_user = true;
+		if (!sim_counting())
+			entry_work_set(&sim_work, false);	/* nothing to split any more */
 		return;
-	sim.in_user = true;
-	pmu_sim_exit_timer = &lapic_unused;
-	if (!sim.pmi_counters && !sim.pmi_pending && !sim.timer.pending)
-		return;
+	}
 	sim_sync(rdtsc());
 	if (sim.pmi_pending) {
 		/* Due while interrupts were off: a PMI in the kernel, now. */
@@ -201,15 +209,16 @@ void pmu_sim_user_return(void)
 	 * stores the exact count once it knows the TSC of the return. */
 	uint64_t first = MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + rel);
 	sim_arm(MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + SIM_EXIT_TAIL + rel), 0);
-	pmu_sim_exit_abs = abs == UINT64_MAX ? SIM_NONE : (int64_t)(abs - SIM_LAPIC_LAG);
-	pmu_sim_exit_rel = rel == UINT64_MAX ? SIM_NONE : (int64_t)(rel - SIM_LAPIC_LAG);
+	user_return_timer_abs = abs == UINT64_MAX ? SIM_NONE : (int64_t)(abs - SIM_LAPIC_LAG);
+	user_return_timer_rel = rel == UINT64_MAX ? SIM_NONE : (int64_t)(rel - SIM_LAPIC_LAG);
 	if (first <= sim.sync_tsc + SIM_HORIZON && lapic_may_store(first))
-		pmu_sim_exit_timer = sim.lapic_timer_init;
+		user_return_timer_reg = sim.lapic_timer_init;
+	sim.in_user = true;	/* after the PMI: its handler may wake the clock */
 }
 
 /* The model's PMIs are delivered here, after any interrupt handler: its
  * own timer's, or another that came first. */
-void pmu_sim_irq_exit(struct pt_regs *regs)
+static void sim_irq_exit(struct pt_regs *regs)
 {
 	if (!x86_pmu_simulated || (!sim.pmi_counters && !sim.pmi_pending))
 		return;
@@ -275,6 +284,43 @@ bool pmu_sim_rdpmc(struct pt_regs *regs)
 	return true;
 }
 
+/* Off, the model's clock stood still: nothing counted, so the time since
+ * its last stamp may go to either ring; the counters catch up (sim_sync)
+ * before any new setting counts. Kernel mode, interrupts off. */
+void sim_wake(uint64_t now)
+{
+	if (!sim_work.bit || (user_work & sim_work.bit))
+		return;
+	sim.ticks[RING_KERNEL] = sim_kernel_ticks(now);	/* what a catch-up saw so far */
+	sim.in_user = false;
+	sim.since = now;
+}
+
+static bool sim_counting(void)
+{
+	bool on = sim.pmi_pending;
+
+	for (int c = 0; c < SIM_COUNTERS; c++)
+		on |= sim.rings[c] != 0;
+	return on;
+}
+
+/* On at once; off only at a return to user mode (sim_user_exit), so that
+ * the PMI handler's disable_all and enable_all do not switch it off and on. */
+void sim_update_work(void)
+{
+	if (!(user_work & sim_work.bit) && sim_counting())
+		entry_work_set(&sim_work, true);
+}
+
+static struct entry_work sim_work = {
+	.name = "pmu model",
+	.user_entry = sim_user_entry,
+	.user_exit = sim_user_exit,	/* last: itrace registered before */
+	.irq_exit = sim_irq_exit,
+	.nmi = true,
+};
+
 void sim_init(nmi_handler_t pmi)
 {
 	sim.pmi = pmi;
@@ -289,4 +335,5 @@ void sim_init(nmi_handler_t pmi)
 				       APIC_TIMER_INIT / sizeof(uint32_t);
 	}
 	x86_pmu_simulated = true;
+	entry_work_register(&sim_work);
 }

@@ -1,0 +1,98 @@
+/* The subscribers of user-mode entry and exit work, and the syscall entry
+ * point that follows them. */
+#include "entry_work.h"
+#include "panic.h"
+#include "sched.h"
+#include "signal.h"
+#include "task.h"
+#include "traps.h"
+#include "x86.h"
+
+volatile unsigned user_work;
+static unsigned next_bit = ENTRY_WORK_FIRST;
+static struct entry_work *subscribers;
+
+uint64_t user_return_tsc;
+int64_t user_return_timer_abs, user_return_timer_rel;
+static uint32_t no_timer;
+volatile uint32_t *user_return_timer_reg = &no_timer;
+
+void entry_work_register(struct entry_work *w)
+{
+	assert(next_bit && !w->bit);
+	w->bit = next_bit;
+	next_bit <<= 1;
+	list_append(&subscribers, w, next);
+}
+
+/* The entry that builds the full frame while any feature's hooks are on
+ * (entry.asm's two stubs); the signal bit only concerns the exit. */
+static void select_syscall_entry(void)
+{
+	extern char syscall_entry[], syscall_entry_full[];
+	unsigned work;
+
+	do {	/* an NMI in between may have changed it */
+		work = user_work;
+		wrmsr(MSR_LSTAR, (uint64_t)(work & ~USER_WORK_EXIT_ONLY ? syscall_entry_full
+								     : syscall_entry));
+	} while (work != user_work);
+}
+
+/* Atomic: the PMU's NMI handler turns the model's bit off and on. */
+void entry_work_set(struct entry_work *w, bool on)
+{
+	unsigned old = on ? __atomic_fetch_or(&user_work, w->bit, __ATOMIC_RELAXED)
+			  : __atomic_fetch_and(&user_work, ~w->bit, __ATOMIC_RELAXED);
+	unsigned now = on ? old | w->bit : old & ~w->bit;
+
+	if (!(old & ~USER_WORK_EXIT_ONLY) != !(now & ~USER_WORK_EXIT_ONLY))
+		select_syscall_entry();
+}
+
+void user_work_signal(void)
+{
+	__atomic_fetch_or(&user_work, USER_WORK_SIGNAL, __ATOMIC_RELAXED);
+}
+
+void user_work_resched(void)
+{
+	__atomic_fetch_or(&user_work, USER_WORK_RESCHED, __ATOMIC_RELAXED);
+}
+
+void user_entry_work(struct pt_regs *regs, uint64_t tsc)
+{
+	unsigned work = user_work;
+	bool nmi = regs->vector == X86_TRAP_NMI;
+
+	for (struct entry_work *w = subscribers; w; w = w->next)
+		if ((work & w->bit) && w->user_entry && (w->nmi || !nmi))
+			w->user_entry(regs, tsc);
+}
+
+void user_exit_work(struct pt_regs *regs)
+{
+	bool nmi = regs->vector == X86_TRAP_NMI;
+
+	if ((user_work & USER_WORK_RESCHED) && !nmi) {
+		__atomic_fetch_and(&user_work, ~USER_WORK_RESCHED, __ATOMIC_RELAXED);
+		sched_exit_to_user();	/* back here when this task runs again */
+	}
+	if ((user_work & USER_WORK_SIGNAL) && !nmi) {
+		if (current && signal_pending(current))
+			signal_deliver(regs);
+		if (!current || !signal_pending(current))
+			__atomic_fetch_and(&user_work, ~USER_WORK_SIGNAL, __ATOMIC_RELAXED);
+	}
+	user_return_timer_reg = &no_timer;
+	for (struct entry_work *w = subscribers; w; w = w->next)
+		if ((user_work & w->bit) && w->user_exit && (w->nmi || !nmi))
+			w->user_exit(regs);
+}
+
+void irq_exit_work(struct pt_regs *regs)
+{
+	for (struct entry_work *w = subscribers; w; w = w->next)
+		if (w->irq_exit)
+			w->irq_exit(regs);
+}
