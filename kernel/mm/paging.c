@@ -80,6 +80,25 @@ uint64_t pte_next_table(uint64_t pml4_phys, uint64_t va)
 	return va;
 }
 
+pte_t *pte_next_run(uint64_t pml4_phys, uint64_t *va, uint64_t end, size_t *n)
+{
+	const uint64_t span = PAGE_SIZE << 9;	/* what one page table maps */
+
+	for (uint64_t a = *va; a && a < end;) {
+		uint64_t next = pte_next_table(pml4_phys, a);
+		if (next != a) {
+			a = next;	/* 0 past the top */
+			continue;
+		}
+		pte_t *e = pte_walk(pml4_phys, a, false);
+		assert(e && !(*e & PTE_PS));
+		*n = (MIN(end, ALIGN_DOWN(a, span) + span) - a) / PAGE_SIZE;
+		*va = a;
+		return e;
+	}
+	return NULL;
+}
+
 int map_page(uint64_t pml4_phys, uint64_t va, uint64_t phys, uint64_t flags)
 {
 	pte_t *e = pte_walk(pml4_phys, va, true);

@@ -75,6 +75,11 @@ pte_t *pte_walk(uint64_t pml4_phys, uint64_t va, bool create);
  * directory at a time, not a page at a time (an unmap of 2^47 bytes would
  * otherwise take 2^35 steps). It may wrap to 0 past the top. */
 uint64_t pte_next_table(uint64_t pml4_phys, uint64_t va);
+/* The next run of leaf entries in [*va, end) that has a page table (4 KiB
+ * pages only): moves *va to its first address, sets *n to its length (up
+ * to the table's end) and returns its first entry; NULL when none is left.
+ * Walks over a range touch each table once, not each page's four levels. */
+pte_t *pte_next_run(uint64_t pml4_phys, uint64_t *va, uint64_t end, size_t *n);
 /* Map one 4 KiB page (with PTE_PROTNONE in flags: in place but not present); -ENOMEM
  * when a table cannot be allocated. */
 int map_page(uint64_t pml4_phys, uint64_t va, uint64_t phys, uint64_t flags);

@@ -131,18 +131,21 @@ static uint64_t pte_flags(unsigned prot)
 
 static void unmap_range(struct uspace *us, uint64_t start, uint64_t end)
 {
-	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
-		va = pte_next_table(us->pml4, va);
-		if (va >= end || !va)
+	size_t n;
+
+	for (uint64_t va = start; va < end; va += n * PAGE_SIZE) {
+		pte_t *e = pte_next_run(us->pml4, &va, end, &n);
+		if (!e)
 			break;
-		pte_t *e = pte_walk(us->pml4, va, false);
-		if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
-			continue;
-		pte_t old = *e;
-		*e = 0;
-		invlpg(va);
-		if (!(old & PTE_BORROWED))
-			frame_free(old & PTE_ADDR);
+		for (size_t i = 0; i < n; i++) {
+			pte_t old = e[i];
+			if (!(old & (PTE_P | PTE_PROTNONE)))
+				continue;
+			e[i] = 0;
+			invlpg(va + i * PAGE_SIZE);
+			if (!(old & PTE_BORROWED))
+				frame_free(old & PTE_ADDR);
+		}
 	}
 }
 
@@ -341,24 +344,32 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
  * ones (a shared file's) mapped again. */
 static int copy_pages(struct uspace *dst, struct uspace *src, const struct vma *v)
 {
-	for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
-		va = pte_next_table(src->pml4, va);
-		if (va >= v->end || !va)
+	size_t n;
+
+	for (uint64_t va = v->start; va < v->end; va += n * PAGE_SIZE) {
+		pte_t *from = pte_next_run(src->pml4, &va, v->end, &n), *to = NULL;
+		if (!from)
 			break;
-		pte_t *e = pte_walk(src->pml4, va, false);
-		if (!e || !(*e & (PTE_P | PTE_PROTNONE)))
-			continue;
-		uint64_t pa = *e & PTE_ADDR;
-		if (!(*e & PTE_BORROWED) && !(v->flags & VM_SHARED)) {
-			*e = (*e & ~PTE_W) | PTE_COW;
-			invlpg(va);
-		}
-		if (!(*e & PTE_BORROWED))
-			frame_get(pa);
-		if (map_page(dst->pml4, va, pa, *e & ~PTE_ADDR)) {
+		for (size_t i = 0; i < n; i++) {
+			pte_t *e = &from[i];
+			if (!(*e & (PTE_P | PTE_PROTNONE)))
+				continue;
+			uint64_t pa = *e & PTE_ADDR;
+			if (!(*e & PTE_BORROWED) && !(v->flags & VM_SHARED)) {
+				*e = (*e & ~PTE_W) | PTE_COW;
+				invlpg(va + i * PAGE_SIZE);
+			}
+			/* The destination's table, made at the run's first page;
+			 * dst is not loaded in any CR3, so no invlpg. */
+			if (!to) {
+				pte_t *t = pte_walk(dst->pml4, va + i * PAGE_SIZE, true);
+				if (!t)
+					return -ENOMEM;
+				to = t - i;	/* dst's entry for va */
+			}
 			if (!(*e & PTE_BORROWED))
-				frame_free(pa);
-			return -ENOMEM;
+				frame_get(pa);
+			to[i] = *e;
 		}
 	}
 	return 0;

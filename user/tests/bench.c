@@ -510,6 +510,7 @@ TEST(pipe_round_trip)
 	ASSERT_EQ(pipe(back), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(there[1]);	/* so that the parent's close is its EOF */
 		while (read(there[0], &c, 1) == 1 && write(back[1], &c, 1) == 1)
 			;
 		_exit(0);
