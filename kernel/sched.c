@@ -140,7 +140,7 @@ static void load_task(struct task *next)
 	syscall_kernel_rsp = (uint64_t)next->kstack_top;
 	wrmsr(MSR_FS_BASE, next->fs_base);
 	fpu_load(next);
-	next->exec_start_tsc = rdtsc();
+	next->cputime_base_tsc = rdtsc() - next->sum_exec_tsc;
 	perf_event_task_sched_in(next);
 }
 
@@ -150,7 +150,7 @@ static void unload_task(struct task *prev)
 	if (!prev)
 		return;
 	perf_event_task_sched_out(prev);
-	prev->sum_exec_tsc += rdtsc() - prev->exec_start_tsc;
+	prev->sum_exec_tsc = rdtsc() - prev->cputime_base_tsc;
 	fpu_save(prev);
 	context_switches++;
 	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);

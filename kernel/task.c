@@ -57,11 +57,6 @@ void task_set_comm(struct task *t, const char *name, size_t len)
 	perf_event_comm(t, false);	/* PERF_RECORD_COMM */
 }
 
-uint64_t task_cputime_tsc(const struct task *t)
-{
-	return t->sum_exec_tsc + (t == current ? rdtsc() - t->exec_start_tsc : 0);
-}
-
 /* The next free pid: Linux hands them out in order, wrapping at pid_max to
  * RESERVED_PIDS (300); 0 when every one is taken. */
 static int alloc_pid(void)

@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "percpu.h"
 #include "signal.h"
+#include "x86.h"
 #include <linux/resource.h>
 
 struct exec_args;
@@ -64,8 +65,8 @@ struct task {
 	void *kstack_top;
 	uint64_t kernel_rsp;		/* saved by context_switch */
 	uint64_t start_tsc;		/* when it was made */
-	uint64_t sum_exec_tsc;		/* its CPU time up to exec_start_tsc */
-	uint64_t exec_start_tsc;	/* when it last went on the CPU */
+	uint64_t sum_exec_tsc;		/* its CPU time until it last left the CPU */
+	uint64_t cputime_base_tsc;	/* on the CPU: its CPU time is rdtsc() - this */
 	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
@@ -84,8 +85,12 @@ int task_next_pid(int from);
 /* Rename t (prctl PR_SET_NAME, /proc/PID/comm): at most TASK_COMM_LEN - 1
  * bytes of name, cut at a NUL; a PERF_RECORD_COMM follows. */
 void task_set_comm(struct task *t, const char *name, size_t len);
-/* The CPU time t has had, in TSC cycles (the task clock). */
-uint64_t task_cputime_tsc(const struct task *t);
+/* The CPU time t has had, in TSC cycles (the task clock); inline, as the
+ * task-clock's read() takes it on its fast path. */
+static inline uint64_t task_cputime_tsc(const struct task *t)
+{
+	return t == current ? rdtsc() - t->cputime_base_tsc : t->sum_exec_tsc;
+}
 /* kernel.pid_max: pids are handed out below it, then again from 300. */
 extern int pid_max;
 /* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,
