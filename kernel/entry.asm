@@ -264,6 +264,7 @@ syscall_entry:
 	push qword [rel syscall_user_rsp]	; RSP = the frame's RSP slot
 	mov [rsp + PT_RFLAGS - PT_RSP], r11
 	mov [rsp + PT_RIP - PT_RSP], rcx
+	mov [rsp + PT_ERROR - PT_RSP], rax	; the number, for a restart
 	mov [rsp + PT_RDI - PT_RSP], rdi
 	mov [rsp + PT_RSI - PT_RSP], rsi
 	mov [rsp + PT_RDX - PT_RSP], rdx

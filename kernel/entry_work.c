@@ -79,8 +79,8 @@ void user_exit_work(struct pt_regs *regs)
 		sched_exit_to_user();	/* back here when this task runs again */
 	}
 	if ((user_work & USER_WORK_SIGNAL) && !nmi) {
-		if (current && signal_pending(current))
-			signal_deliver(regs);
+		if (current)
+			signal_deliver(regs);	/* and a restart with none to deliver */
 		if (!current || !signal_pending(current))
 			__atomic_fetch_and(&user_work, ~USER_WORK_SIGNAL, __ATOMIC_RELAXED);
 	}

@@ -55,7 +55,7 @@ static long eventfd_read(struct file *f, char *ubuf, size_t n)
 		if (f->flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (task_wait(readable, e, 0) == -EINTR)
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 	uint64_t v = e->semaphore ? 1 : e->count;
 	if (copy_to_user(ubuf, &v, sizeof(v)))
@@ -80,7 +80,7 @@ static long eventfd_write(struct file *f, const char *ubuf, size_t n)
 		if (f->flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (task_wait(room_for, &a, 0) == -EINTR)
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 	e->count += a.n;
 	if (a.n)

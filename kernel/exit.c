@@ -195,7 +195,7 @@ static bool scan_children(void *arg)
 }
 
 /* Wait as Linux's do_wait: a child to report, 0 for WNOHANG, -ECHILD when
- * none matches, -EINTR. */
+ * none matches, -ERESTARTSYS when a signal comes. */
 static long do_wait(struct wait_opts *w)
 {
 	for (;;) {
@@ -203,9 +203,8 @@ static long do_wait(struct wait_opts *w)
 			return w->found ? 0 : -ECHILD;
 		if (w->options & WNOHANG)
 			return 1;
-		long r = task_wait(scan_children, w, 0);
-		if (r)
-			return r;	/* -EINTR: no restart of an interrupted wait here */
+		if (task_wait(scan_children, w, 0))
+			return -ERESTARTSYS;
 	}
 }
 

@@ -126,7 +126,9 @@ static long futex_wait(uint64_t uaddr, uint32_t val, uint64_t deadline, uint32_t
 	irq_restore(flags);
 	if (w.woken)
 		return 0;
-	return r == -ETIMEDOUT ? -ETIMEDOUT : -EINTR;
+	/* Linux restarts an untimed wait (a timed one through its restart
+	 * block, with the time left: EINTR here). */
+	return r == -ETIMEDOUT ? -ETIMEDOUT : deadline ? -EINTR : -ERESTARTSYS;
 }
 
 /* FUTEX_WAKE_OP: *uaddr2 = op(*uaddr2, oparg); wake uaddr's waiters, and

@@ -160,7 +160,7 @@ long n_tty_read(struct file *f, char *ubuf, size_t n)
 			return done ? (long)done : -EAGAIN;
 		int err = task_wait(input_ready, NULL, deadline);
 		if (err == -EINTR)
-			return done ? (long)done : -EINTR;
+			return done ? (long)done : -ERESTARTSYS;
 	}
 	return done;
 }

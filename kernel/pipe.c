@@ -156,7 +156,7 @@ static long pipe_read(struct file *f, char *ubuf, size_t n)
 			break;
 		}
 		if (task_wait(can_read, p, 0) == -EINTR) {
-			ret = -EINTR;
+			ret = -ERESTARTSYS;
 			break;
 		}
 	}
@@ -218,7 +218,7 @@ static long pipe_write(struct file *f, const char *ubuf, size_t n)
 		}
 		pipe_changed(p, WAKE_READERS);	/* a reader may empty it meanwhile */
 		if (task_wait(can_write, p, 0) == -EINTR) {
-			ret = ret ? ret : -EINTR;
+			ret = ret ? ret : -ERESTARTSYS;
 			break;
 		}
 	}
@@ -435,7 +435,7 @@ static int wait_partner(struct pipe *p, unsigned *counter)
 {
 	struct partner w = { p, counter, *counter };
 
-	return task_wait(partner_came, &w, 0) == -EINTR ? -EINTR : 0;
+	return task_wait(partner_came, &w, 0) == -EINTR ? -ERESTARTSYS : 0;
 }
 
 static const struct file_ops fifo_unopened_fops;

@@ -236,6 +236,7 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 			break;
 		}
 		if (signal_pending(t)) {
+			user_work_signal();	/* the exit delivers it (and restarts) */
 			ret = -EINTR;
 			break;
 		}

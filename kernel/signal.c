@@ -306,6 +306,23 @@ static void take(struct signal_state *s, int sig, siginfo_t *info)
 		s->pending &= ~sigbit(sig);
 }
 
+/* A syscall that returned -ERESTARTSYS (its frame's vector -1, entry.asm's
+ * mark of a syscall frame, and the number in error_code) runs again from
+ * its SYSCALL instruction, unless the handler about to run (ka) lacks
+ * SA_RESTART: then it fails with EINTR. */
+static void syscall_restart(struct pt_regs *regs, const struct kernel_sigaction *ka)
+{
+	if (regs->vector != (uint64_t)-1 || regs->rax != (uint64_t)-ERESTARTSYS ||
+	    regs->error_code == (uint64_t)-1)
+		return;
+	if (ka && !(ka->flags & SA_RESTART)) {
+		regs->rax = -EINTR;
+		return;
+	}
+	regs->rax = regs->error_code;
+	regs->rip -= 2;		/* SYSCALL's length */
+}
+
 void signal_deliver(struct pt_regs *regs)
 {
 	struct signal_state *s = &current->sig;
@@ -321,6 +338,7 @@ void signal_deliver(struct pt_regs *regs)
 			continue;
 		if (ka.handler == (uint64_t)SIG_DFL)
 			fatal_signal(regs, sig, &info);
+		syscall_restart(regs, &ka);	/* before the frame saves the registers */
 		if (setup_frame(regs, sig, &ka, &info)) {
 			/* No room for the frame: Linux kills with SIGSEGV. */
 			siginfo_t segv = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
@@ -344,6 +362,7 @@ void signal_deliver(struct pt_regs *regs)
 		}
 		return;		/* one frame at a time; the rest on the next return */
 	}
+	syscall_restart(regs, NULL);	/* no handler ran: as if nothing came */
 }
 
 void signal_from_exception(struct pt_regs *regs)
@@ -477,6 +496,7 @@ long sys_rt_sigreturn(void)
 	regs->rflags = (regs->rflags & ~FIX_EFLAGS) | (sc->eflags & FIX_EFLAGS);
 	regs->cs = GDT_USER_CS;
 	regs->ss = GDT_USER_DS;
+	regs->error_code = -1;	/* no syscall to restart, whatever RAX holds */
 	current->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
 	user_work_signal();
 	return regs->rax;

@@ -5,6 +5,12 @@
 #include <asm/signal.h>
 #include <asm/siginfo.h>
 
+/* A blocking syscall a signal interrupted, to be restarted unless the
+ * signal's handler lacks SA_RESTART (then EINTR); Linux's kernel-internal
+ * value, never seen by user space: the return to user mode resolves it
+ * (signal_deliver). */
+#define ERESTARTSYS	512
+
 struct pt_regs;
 struct task;
 

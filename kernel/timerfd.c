@@ -82,7 +82,7 @@ static long timerfd_read(struct file *f, char *ubuf, size_t n)
 		if (f->flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (task_wait(has_ticks, tf, 0) == -EINTR)
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 	uint64_t flags = irq_save();
 	forward(tf);

@@ -51,7 +51,7 @@ static long write_chunks(struct file *f, const char *ubuf, size_t n)
 			if (f->flags & O_NONBLOCK)
 				return done ? (long)done : -EAGAIN;
 			if (task_wait(not_stopped, NULL, 0) == -EINTR)
-				return done ? (long)done : -EINTR;
+				return done ? (long)done : -ERESTARTSYS;
 		}
 		size_t chunk = MIN(n - done, sizeof(buf));
 		if (copy_from_user(buf, ubuf + done, chunk))

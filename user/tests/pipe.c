@@ -390,6 +390,60 @@ TEST(blocking_read_interrupted)
 	close(p[1]);
 }
 
+static int restart_fd = -1;
+static int restart_hits;
+
+/* The handler makes the pipe readable: a restarted read finds its byte. */
+static void feed_pipe(int sig)
+{
+	(void)sig;
+	restart_hits++;
+	if (write(restart_fd, "r", 1) != 1)
+		_exit(99);
+}
+
+/* SA_RESTART: the read blocked when the signal came runs again after the handler and returns
+ * the byte the handler wrote; without it the same read fails with EINTR (the byte stays). And
+ * a child's wait4 under SA_RESTART outlives a signal the same way. */
+TEST(sa_restart_restarts_a_blocking_read)
+{
+	int p[2];
+	char c = 0;
+	struct sigaction sa = { .sa_handler = feed_pipe, .sa_flags = SA_RESTART }, old;
+
+	ASSERT_EQ(pipe(p), 0);
+	restart_fd = p[1];
+	restart_hits = 0;
+	ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
+	ualarm(20000, 0);
+	EXPECT_EQ(read(p[0], &c, 1), 1);
+	EXPECT_EQ(c, 'r');
+	EXPECT_EQ(restart_hits, 1);
+
+	sa.sa_flags = 0;
+	ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+	ualarm(20000, 0);
+	EXPECT_ERRNO(read(p[0], &c, 1), EINTR);
+	EXPECT_EQ(restart_hits, 2);
+	EXPECT_EQ(read(p[0], &c, 1), 1);	/* the handler's byte */
+
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		usleep(60000);
+		_exit(7);
+	}
+	ualarm(20000, 0);
+	int status;
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 7);
+	EXPECT_EQ(restart_hits, 3);
+	sigaction(SIGALRM, &old, NULL);
+	close(p[0]);
+	close(p[1]);
+}
+
 TEST(accounting_back_to_baseline)
 {
 	if (baseline_pipes < 0)
