@@ -13,8 +13,10 @@
 #include "mm/kmalloc.h"
 #include "perf/perf.h"	/* struct perf_stats */
 #include "pmu/pmu.h"
+#include "task.h"
 #include "timer.h"
 #include "cpu.h"
+#include "mm/uspace.h"
 #include "x86.h"
 #include "fs/ramfs.h"
 #include "fs/vfs.h"
@@ -115,6 +117,8 @@ static const struct { const char *name; const long *value; } accounting[] = {
 	{ "timerfds",		&timerfds_alive },
 	{ "inodes",		&inodes_alive },
 	{ "file_pages",		&ramfs_pages },
+	{ "tasks",		&tasks_alive },
+	{ "address_spaces",	&uspaces_alive },
 };
 static_assert(sizeof(frame_stats.free) == sizeof(long), "accounting reads longs");
 static_assert(sizeof(heap_stats.bytes) == sizeof(long), "accounting reads longs");

@@ -81,6 +81,8 @@ void task_fpu_init(struct task *t)
 	*(uint32_t *)&t->fpu[28] = 0xffff;	/* MXCSR_MASK */
 }
 
+long tasks_alive;
+
 struct task *task_alloc(void)
 {
 	struct task *t = kzalloc(sizeof(*t));
@@ -91,6 +93,7 @@ struct task *task_alloc(void)
 		return NULL;
 	}
 	t->pid = t->tgid = last_pid = pid;
+	tasks_alive++;
 	t->leader = t;
 	t->umask = 022;
 	t->exit_signal = SIGCHLD;
@@ -112,6 +115,7 @@ void task_free(struct task *t)
 	perf_task_free_context(t);
 	vfree_stack(t->kstack_top, KSTACK_SIZE);
 	kfree(t);
+	tasks_alive--;
 }
 
 /* The initial kernel stack: the user frame at the top, and below it what

@@ -91,6 +91,8 @@ static inline uint64_t task_cputime_tsc(const struct task *t)
 {
 	return t == current ? rdtsc() - t->cputime_base_tsc : t->sum_exec_tsc;
 }
+/* Tasks allocated and not yet freed (zombies too), for the accounting. */
+extern long tasks_alive;
 /* kernel.pid_max: pids are handed out below it, then again from 300. */
 extern int pid_max;
 /* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,

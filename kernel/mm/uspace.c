@@ -10,6 +10,8 @@
 #include "../lib/string.h"
 #include <asm-generic/errno.h>
 
+long uspaces_alive;
+
 struct uspace *uspace_create(void)
 {
 	struct uspace *us = kzalloc(sizeof(*us));
@@ -26,6 +28,7 @@ struct uspace *uspace_create(void)
 	us->mmap_base = MMAP_BASE;
 	us->covered_from = MMAP_BASE;
 	us->refs = 1;
+	uspaces_alive++;
 	return us;
 }
 
@@ -49,6 +52,7 @@ void uspace_destroy(struct uspace *us)
 	free_user_tables(us->pml4);
 	frame_free(us->pml4);
 	kfree(us);
+	uspaces_alive--;
 }
 
 void uspace_activate(struct uspace *us)

@@ -67,6 +67,8 @@ struct uspace {
  * is at it. It also bounds the VMA list's walks (a list, not a tree). */
 #define MAX_MAP_COUNT	65530
 
+/* Address spaces made and not yet destroyed, for the accounting. */
+extern long uspaces_alive;
 struct uspace *uspace_create(void);
 /* Frees every page table and every frame the space owns. */
 void uspace_destroy(struct uspace *us);

@@ -2,6 +2,7 @@
  * exit_group, wait4 and waitid with their status words, orphans, kill, futexes, and threads
  * sharing memory and descriptors. */
 #include "ktap.h"
+#include "pmuos.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -296,4 +297,38 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "--exit-with"))
 		return argc > 2 ? atoi(argv[2]) : 0;
 	return ktap_main(argc, argv);
+}
+
+/* 64 children at once, killed and reaped: every task and address space they had is gone
+ * again (the accounting's tasks, address_spaces and heap objects back at their baseline). */
+TEST(many_children_leave_nothing_behind)
+{
+	long tasks = pmuos_accounting("tasks"), spaces = pmuos_accounting("address_spaces");
+	long objects = pmuos_accounting("heap_objects");
+	pid_t pids[64];
+	int status;
+
+	for (int i = 0; i < 64; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			pause();
+			_exit(1);
+		}
+		ASSERT_GT(pids[i], 0);
+	}
+	if (tasks >= 0) {
+		EXPECT_EQ(pmuos_accounting("tasks"), tasks + 64);
+		EXPECT_EQ(pmuos_accounting("address_spaces"), spaces + 64);
+	}
+	for (int i = 0; i < 64; i++)
+		EXPECT_EQ(kill(pids[i], SIGKILL), 0);
+	for (int i = 0; i < 64; i++) {
+		EXPECT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+		EXPECT_EQ(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, 1);
+	}
+	if (tasks < 0)
+		SKIP("no /sys/kernel/pmuos/accounting (Linux)");
+	EXPECT_EQ(pmuos_accounting("tasks"), tasks);
+	EXPECT_EQ(pmuos_accounting("address_spaces"), spaces);
+	EXPECT_EQ(pmuos_accounting("heap_objects"), objects);
 }
