@@ -40,6 +40,19 @@ static bool process_dead(const struct task *leader)
 	return true;
 }
 
+/* Who adopts the children of the dead process leader: the nearest living
+ * subreaper among its ancestors, else init, else no one (the kernel). */
+static struct task *new_reaper(struct task *leader)
+{
+	for (struct task *a = leader->parent; a; a = a->parent)
+		if (a->child_subreaper && !process_dead(a))
+			return a;
+	struct task *init = task_by_pid(INIT_PID);
+	if (init == leader || (init && init->state == TASK_ZOMBIE))
+		return NULL;
+	return init;
+}
+
 /* The process of leader is gone: its parent gets exit_signal (SIGCHLD). */
 static void notify_parent(struct task *leader)
 {
@@ -104,6 +117,7 @@ __noreturn void task_exit(int wstatus, bool group)
 	}
 	t->wait_status = leader->group_exit && t == leader ? leader->wait_status : wstatus;
 	/* Linux's mm_release: the tid word cleared and its waiter woken. */
+	futex_exit_robust_list(t);
 	if (t->clear_child_tid && !put_user(0, (int *)t->clear_child_tid))
 		futex_wake_address(t->us, t->clear_child_tid, 1, ~0u);
 	perf_log_task_exit(t);		/* PERF_RECORD_EXIT */
@@ -121,16 +135,20 @@ __noreturn void task_exit(int wstatus, bool group)
 	t->state = TASK_ZOMBIE;
 	if (process_dead(leader)) {
 		itimers_exit(leader);	/* no signal for the dead */
-		/* Orphans go to init (or, init gone, to the kernel, which reaps
-		 * them); a zombie among them tells init at once. */
-		struct task *init = task_by_pid(INIT_PID);
-		if (init == leader || (init && init->state == TASK_ZOMBIE))
-			init = NULL;
+		/* Orphans go to the nearest living subreaper above (Linux's
+		 * find_new_reaper) or init (or, init gone, to the kernel, which
+		 * reaps them); a zombie among them tells its new parent at once.
+		 * Each one that asked (PR_SET_PDEATHSIG) gets its signal; Linux
+		 * sends it when the creating thread exits, here when its process
+		 * does. */
+		struct task *reaper = new_reaper(leader);
 		for (struct task *c = sched_first(); c; c = c->next) {
 			if (c->parent != leader)
 				continue;
-			c->parent = init;
-			if (init && c == c->leader && process_dead(c))
+			c->parent = reaper;
+			if (c->pdeath_signal)
+				signal_send(c, c->pdeath_signal, NULL);
+			if (reaper && c == c->leader && process_dead(c))
 				notify_parent(c);
 		}
 		notify_parent(leader);

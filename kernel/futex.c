@@ -220,3 +220,54 @@ long sys_futex(long uaddr, long op, long val, long uts, long uaddr2, long val3)
 		return -ENOSYS;	/* PI futexes, FUTEX_FD */
 	}
 }
+
+/* Linux's limit on a robust list's walk: a looped list ends there. */
+#define ROBUST_LIST_LIMIT	2048
+
+/* A lock t held when it died: marked FUTEX_OWNER_DIED, one waiter woken,
+ * so the next locker learns it (robust pthread mutexes). */
+static void robust_release(struct task *t, uint64_t uaddr)
+{
+	uint32_t word;
+
+	if ((uaddr & 3) || get_user_u32(&word, (const void *)uaddr) ||
+	    (word & FUTEX_TID_MASK) != (uint32_t)t->pid)
+		return;
+	if (put_user((word & FUTEX_WAITERS) | FUTEX_OWNER_DIED, (uint32_t *)uaddr))
+		return;
+	if (word & FUTEX_WAITERS)
+		futex_wake_address(t->us, uaddr, 1, FUTEX_BITSET_MATCH_ANY);
+}
+
+void futex_exit_robust_list(struct task *t)
+{
+	struct robust_list_head head;
+
+	if (!t->robust_list || copy_from_user(&head, (const void *)t->robust_list, sizeof(head)))
+		return;
+	/* Bit 0 of an entry marks a PI futex; the address is the rest. */
+	uint64_t entry = (uint64_t)head.list.next & ~1ul;
+	uint64_t pending = (uint64_t)head.list_op_pending & ~1ul;
+	for (int n = 0; entry != t->robust_list && n < ROBUST_LIST_LIMIT; n++) {
+		uint64_t next;
+		if (get_user_u64(&next, (const void *)entry))
+			return;
+		if (entry != pending)	/* the one in flight: below */
+			robust_release(t, entry + head.futex_offset);
+		entry = next & ~1ul;
+	}
+	if (pending)
+		robust_release(t, pending + head.futex_offset);
+}
+
+long sys_get_robust_list(long pid, long uhead, long ulen)
+{
+	struct task *t = pid ? task_by_pid((int)pid) : current;
+
+	if (!t)
+		return -ESRCH;
+	if (put_user((uint64_t)sizeof(struct robust_list_head), (uint64_t *)ulen) ||
+	    put_user(t->robust_list, (uint64_t *)uhead))
+		return -EFAULT;
+	return 0;
+}

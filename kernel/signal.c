@@ -266,8 +266,8 @@ static int setup_frame(struct pt_regs *regs, int sig, const struct kernel_sigact
 	sc->err = regs->vector < 32 ? regs->error_code : 0;
 	sc->cr2 = regs->vector == X86_TRAP_PF ? (uint64_t)info->si_addr : 0;
 	sc->fpstate = (struct _fpstate *)fpstate;
-	sc->oldmask = s->blocked;
-	f.uc.uc_sigmask = s->blocked;
+	sc->oldmask = s->restore_blocked ? s->saved_blocked : s->blocked;
+	f.uc.uc_sigmask = sc->oldmask;
 	f.info = *info;
 
 	if (copy_to_user((void *)fpstate, fx, sizeof(fx)) ||
@@ -344,6 +344,7 @@ void signal_deliver(struct pt_regs *regs)
 			siginfo_t segv = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
 			fatal_signal(regs, SIGSEGV, &segv);
 		}
+		s->restore_blocked = false;	/* the frame has the mask to restore */
 		s->blocked |= ka.mask & ~UNBLOCKABLE;
 		if (!(ka.flags & SA_NODEFER))
 			s->blocked |= sigbit(sig);
@@ -363,6 +364,10 @@ void signal_deliver(struct pt_regs *regs)
 		return;		/* one frame at a time; the rest on the next return */
 	}
 	syscall_restart(regs, NULL);	/* no handler ran: as if nothing came */
+	if (s->restore_blocked) {
+		s->blocked = s->saved_blocked;
+		s->restore_blocked = false;
+	}
 }
 
 void signal_from_exception(struct pt_regs *regs)
@@ -577,6 +582,26 @@ static int pgid_is(const struct task *t, long id)
 static int not_caller(const struct task *t, long id)
 {
 	return t->tgid != current->tgid;
+}
+
+/* Wait with a temporary mask until a signal runs a handler; the old mask
+ * comes back with the handler's sigreturn (the frame saved it). */
+long sys_rt_sigsuspend(long umask, long sigsetsize)
+{
+	struct signal_state *s = &current->sig;
+	uint64_t mask;
+
+	if (sigsetsize != sizeof(mask))
+		return -EINVAL;
+	if (copy_from_user(&mask, (void *)umask, sizeof(mask)))
+		return -EFAULT;
+	s->saved_blocked = s->blocked;
+	s->restore_blocked = true;
+	s->blocked = mask & ~UNBLOCKABLE;
+	while (task_wait(NULL, NULL, 0) != -EINTR)
+		;
+	user_work_signal();
+	return -EINTR;
 }
 
 long sys_pause(void)

@@ -39,6 +39,10 @@ struct sigqueue {
 struct signal_state {
 	struct kernel_sigaction action[NSIGNALS + 1];	/* index = signal number */
 	uint64_t blocked, pending;
+	/* rt_sigsuspend's: the mask to go back to once its handler's frame
+	 * is set up (the frame saves it), or at once when none runs. */
+	uint64_t saved_blocked;
+	bool restore_blocked;
 	siginfo_t info[SIGRTMIN];	/* the standard signals' one instance each */
 	struct sigqueue *queue, **queue_tail;	/* real-time instances, oldest first */
 	unsigned nr_queued;
@@ -75,6 +79,7 @@ long sys_rt_sigpending(long uset, long sigsetsize);
 long sys_rt_sigreturn(void);
 long sys_sigaltstack(long uss, long uoss);
 long sys_pause(void);
+long sys_rt_sigsuspend(long umask, long sigsetsize);
 long sys_kill(long pid, long sig);
 long sys_tgkill(long tgid, long tid, long sig);
 long sys_tkill(long tid, long sig);

@@ -1,6 +1,6 @@
 /* What a process asks about its limits and the machine: getrlimit,
  * setrlimit, prlimit64, sysinfo, sched_getaffinity, getgroups, and the
- * robust futex list's head (kept for the threads issue to walk). */
+ * robust futex list's head (futex.c walks it at exit). */
 #include "syscall.h"
 #include "fd.h"
 #include "task.h"

@@ -91,6 +91,18 @@ long sys_prctl(long option, long a2, long a3, long a4, long a5)
 		return 1;
 	case PR_SET_DUMPABLE:
 		return a2 == 0 || a2 == 1 ? 0 : -EINVAL;
+	case PR_SET_PDEATHSIG:
+		if (a2 < 0 || a2 > NSIGNALS)
+			return -EINVAL;
+		current->pdeath_signal = a2;
+		return 0;
+	case PR_GET_PDEATHSIG:
+		return put_user(current->pdeath_signal, (int *)a2) ? -EFAULT : 0;
+	case PR_SET_CHILD_SUBREAPER:
+		current->leader->child_subreaper = a2 != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		return put_user((int)current->leader->child_subreaper, (int *)a2) ? -EFAULT : 0;
 	case PR_TASK_PERF_EVENTS_DISABLE:
 	case PR_TASK_PERF_EVENTS_ENABLE:
 		perf_task_events_enable(current, option == PR_TASK_PERF_EVENTS_ENABLE);

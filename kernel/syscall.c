@@ -46,6 +46,7 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(exit, sys_exit),
 	SYSCALL(kill, sys_kill),
 	SYSCALL(pause, sys_pause),
+	SYSCALL(rt_sigsuspend, sys_rt_sigsuspend),
 	SYSCALL(uname, sys_uname),
 	SYSCALL(fcntl, sys_fcntl),
 	SYSCALL(gettimeofday, sys_gettimeofday),
@@ -91,6 +92,7 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(sched_setaffinity, sys_sched_setaffinity),
 	SYSCALL(getgroups, sys_getgroups),
 	SYSCALL(set_robust_list, sys_set_robust_list),
+	SYSCALL(get_robust_list, sys_get_robust_list),
 	/* files (sys_open.c, sys_stat.c, sys_namei.c, sys_copy.c) */
 	SYSCALL(sendfile, sys_sendfile),
 	SYSCALL(copy_file_range, sys_copy_file_range),

@@ -72,6 +72,7 @@ long sys_sched_getaffinity(long pid, long len, long umask);
 long sys_sched_setaffinity(long pid, long len, long umask);
 long sys_getgroups(long size, long ulist);
 long sys_set_robust_list(long uhead, long len);
+long sys_get_robust_list(long pid, long uhead, long ulen);
 /* sys_copy.c */
 long sys_sendfile(long out_fd, long in_fd, long uoff, long count);
 long sys_copy_file_range(long in_fd, long uoff_in, long out_fd, long uoff_out, long len,

@@ -48,6 +48,8 @@ struct task {
 	uint64_t fs_base;
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	uint64_t robust_list;		/* set_robust_list's head */
+	int pdeath_signal;		/* PR_SET_PDEATHSIG: sent when its parent dies */
+	bool child_subreaper;		/* PR_SET_CHILD_SUBREAPER (a leader's) */
 	bool rlim_set;			/* rlim holds its limits (else the defaults) */
 	struct rlimit64 rlim[RLIM_NLIMITS];
 	int exit_status;		/* shell style: code, or 128 + signal */

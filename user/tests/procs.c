@@ -4,14 +4,18 @@
 #include "ktap.h"
 #include "pmuos.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -299,6 +303,44 @@ int main(int argc, char **argv)
 	return ktap_main(argc, argv);
 }
 
+/* PR_SET_CHILD_SUBREAPER and PR_SET_PDEATHSIG: a grandchild that asked for SIGTERM at its
+ * parent's death gets it when the middle process exits, and this process, a subreaper,
+ * adopts and reaps it. */
+TEST(subreaper_adopts_and_pdeathsig_fires)
+{
+	int ready[2], flag = -1, status;
+
+	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_GET_CHILD_SUBREAPER, &flag, 0, 0, 0), 0);
+	EXPECT_EQ(flag, 1);
+	ASSERT_EQ(pipe(ready), 0);
+	pid_t middle = fork();
+	if (middle == 0) {
+		pid_t g = fork();
+		if (g == 0) {
+			int sig = 0;
+			if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) ||
+			    prctl(PR_GET_PDEATHSIG, &sig, 0, 0, 0) || sig != SIGTERM)
+				_exit(2);
+			if (write(ready[1], &g, sizeof(g)) != sizeof(g))
+				_exit(3);
+			for (;;)
+				pause();
+		}
+		char c;
+		_exit(read(ready[0], &c, 1) == 1 ? 0 : 4);	/* once it is set up */
+	}
+	close(ready[1]);
+	ASSERT_EQ(waitpid(middle, &status, 0), middle);
+	EXPECT_EQ(status, 0);
+	pid_t orphan = wait(&status);
+	EXPECT_GT(orphan, 0);
+	EXPECT_EQ(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, 1);
+	EXPECT_ERRNO(prctl(PR_SET_PDEATHSIG, 65, 0, 0, 0), EINVAL);
+	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+	close(ready[0]);
+}
+
 /* 64 children at once, killed and reaped: every task and address space they had is gone
  * again (the accounting's tasks, address_spaces and heap objects back at their baseline). */
 TEST(many_children_leave_nothing_behind)
@@ -331,4 +373,35 @@ TEST(many_children_leave_nothing_behind)
 	EXPECT_EQ(pmuos_accounting("tasks"), tasks);
 	EXPECT_EQ(pmuos_accounting("address_spaces"), spaces);
 	EXPECT_EQ(pmuos_accounting("heap_objects"), objects);
+}
+
+/* A process-shared robust mutex its holder died with: the kernel's walk of the dead
+ * process's robust list marks it FUTEX_OWNER_DIED, and the next lock says EOWNERDEAD. */
+TEST(robust_mutex_of_a_dead_process)
+{
+	pthread_mutex_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				  -1, 0);
+	pthread_mutexattr_t attr;
+	int status;
+
+	ASSERT_NE(m, MAP_FAILED);
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	ASSERT_EQ(pthread_mutex_init(m, &attr), 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(pthread_mutex_lock(m) == 0 ? 0 : 1);	/* and dies holding it */
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	EXPECT_EQ(pthread_mutex_lock(m), EOWNERDEAD);
+	EXPECT_EQ(pthread_mutex_consistent(m), 0);
+	EXPECT_EQ(pthread_mutex_unlock(m), 0);
+	size_t len = 0;
+	void *head = NULL;
+	EXPECT_EQ(syscall(SYS_get_robust_list, 0, &head, &len), 0);
+	EXPECT_EQ(len, 3 * sizeof(long));
+	EXPECT_NE(head, NULL);
+	EXPECT_ERRNO(syscall(SYS_get_robust_list, 0, &head, NULL), EFAULT);
+	munmap(m, 4096);
 }

@@ -1,6 +1,7 @@
 /* user/tests/signals.c: signals sent to self: handlers, siginfo, masks, pending delivery, sigreturn. */
 #include "ktap.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -381,4 +382,39 @@ TEST(sigreturn_reserved_mxcsr)
 	} else {
 		ASSERT_EQ(after, cpu_keeps);
 	}
+}
+
+static volatile int suspend_hits;
+static sigset_t mask_in_handler;
+
+static void on_suspend_alarm(int sig)
+{
+	(void)sig;
+	suspend_hits++;
+	sigprocmask(SIG_BLOCK, NULL, &mask_in_handler);
+}
+
+/* sigsuspend: SIGALRM blocked, then waited for with an empty mask; the handler runs with
+ * sigsuspend's mask (plus the signal itself), and the old mask is back once it returns. */
+TEST(sigsuspend_waits_with_a_temporary_mask)
+{
+	struct sigaction sa = { .sa_handler = on_suspend_alarm }, old;
+	sigset_t block, empty, now;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigemptyset(&empty);
+	ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
+	ASSERT_EQ(sigprocmask(SIG_BLOCK, &block, NULL), 0);
+	ualarm(20000, 0);
+	EXPECT_EQ(sigsuspend(&empty), -1);
+	EXPECT_EQ(errno, EINTR);
+	EXPECT_EQ(suspend_hits, 1);
+	EXPECT_EQ(sigismember(&mask_in_handler, SIGALRM), 1);
+	ASSERT_EQ(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	EXPECT_EQ(sigismember(&now, SIGALRM), 1);
+	EXPECT_EQ(syscall(SYS_rt_sigsuspend, &empty, 4), -1);
+	EXPECT_EQ(errno, EINVAL);
+	ASSERT_EQ(sigprocmask(SIG_UNBLOCK, &block, NULL), 0);
+	sigaction(SIGALRM, &old, NULL);
 }
