@@ -204,6 +204,8 @@ static __noreturn void fatal_signal(struct pt_regs *regs, int sig, const siginfo
 {
 	const char *name = sig < 32 && signal_names[sig] ? signal_names[sig] : "real-time signal";
 
+	if (current->leader->group_exit)
+		task_exit(sig, true);	/* a thread its process's exit ends: no report */
 	if (info->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
 				  sig == SIGFPE || sig == SIGTRAP))
 		printk("pmuos: %s[%d]: killed by %s at ip %lx, address %p\n", current->comm,

@@ -17,9 +17,10 @@ USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sys
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
-USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx dynamic startup-pie segv)
+USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx gort dynamic startup-pie segv)
 USER_BENCH_PROGS := $(BUILD)/user/bench
 USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv $(BUILD)/user/cxx \
+	$(BUILD)/user/gort \
 	$(BUILD)/user/dynamic \
 	$(BUILD)/user/demo $(BUILD)/user/init
 
@@ -64,6 +65,15 @@ $(BUILD)/user/cxx: user/tests/cxx.cpp
 	@mkdir -p $(dir $@)
 	@echo "  G++     $<"
 	@g++ -static -O2 -pthread -Wall -Wextra -Werror $< -o $@
+
+# A Go program as users build them: Debian's Go toolchain, static (CGO_ENABLED=0); its
+# build cache stays under $(BUILD).
+$(BUILD)/user/gort: user/go/gort.go
+	@mkdir -p $(dir $@)
+	@echo "  GO      $<"
+	@cd user/go && HOME=$(abspath $(BUILD)) GOCACHE=$(abspath $(BUILD))/gocache \
+		GOPATH=$(abspath $(BUILD))/gopath GO111MODULE=off CGO_ENABLED=0 \
+		go build -o $(abspath $@) gort.go
 
 # A dynamically linked program as Debian builds them: the host's glibc, its loader and
 # libc.so.6 packed beside it (tests/qemu/initramfs.py asks ldd).

@@ -23,6 +23,7 @@ file_if_missing /usr/share/OVMF/OVMF_CODE_4M.fd ovmf
 pkg_if_missing musl-gcc musl-tools
 pkg_if_missing gcc gcc
 pkg_if_missing g++ g++
+pkg_if_missing go golang-go
 pkg_if_missing make make
 pkg_if_missing python3 python3
 pkg_if_missing gdb gdb
