@@ -144,8 +144,8 @@ static void load_task(struct task *next)
 	perf_event_task_sched_in(next);
 }
 
-/* Take prev off the CPU (NULL: the kernel's loop). */
-static void unload_task(struct task *prev)
+/* Take prev off the CPU (NULL: the kernel's loop) for next. */
+static void unload_task(struct task *prev, struct task *next)
 {
 	if (!prev)
 		return;
@@ -154,15 +154,15 @@ static void unload_task(struct task *prev)
 	fpu_save(prev);
 	context_switches++;
 	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
-	perf_event_switch(prev, true);		/* PERF_RECORD_SWITCH out */
+	perf_event_switch(prev, next, true);	/* PERF_RECORD_SWITCH out */
 }
 
 static void switch_to(struct task *prev, struct task *next)
 {
-	unload_task(prev);
+	unload_task(prev, next);
 	load_task(next);
 	if (next)
-		perf_event_switch(next, false);	/* and in */
+		perf_event_switch(next, prev, false);	/* and in */
 	context_switch(prev ? &prev->kernel_rsp : &this_cpu()->idle_rsp,
 		       next ? next->kernel_rsp : this_cpu()->idle_rsp);
 	/* Back on the CPU: whatever exited meanwhile is off it now. */

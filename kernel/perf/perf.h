@@ -60,7 +60,9 @@ void perf_event_comm(struct task *t, bool exec);
 void perf_event_mmap(struct task *t, const struct vma *vma);
 /* Program start: COMM (COMM_EXEC) and an MMAP for each ELF segment. */
 void perf_event_exec(struct task *t);
-void perf_event_switch(struct task *t, bool out);
+/* PERF_RECORD_SWITCH(_CPU_WIDE) of t going out to, or coming in from,
+ * other (NULL: the idle loop). */
+void perf_event_switch(struct task *t, struct task *other, bool out);
 /* PERF_RECORD_EXIT of t (task_exit, while t is still current). */
 void perf_log_task_exit(struct task *t);
 /* PERF_RECORD_FORK of a new task, to the creator's events. */

@@ -281,17 +281,27 @@ static bool switch_match(const struct perf_event *e, const void *arg)
 	return e->attr.context_switch;
 }
 
+struct switch_arg {
+	const struct task *t, *other;
+	bool out;
+};
+
 /* Task events get PERF_RECORD_SWITCH; CPU-wide ones SWITCH_CPU_WIDE with
- * the task on the other side: always the idle task (pid 0) here. The task
- * sleeps, so SWITCH_OUT comes without SWITCH_OUT_PREEMPT. */
+ * the task on the other side (the next one going out, the previous one
+ * coming in; pid 0 for the idle loop). A task switched out while it could
+ * still run was preempted: SWITCH_OUT_PREEMPT. */
 static void switch_output(struct perf_event *e, const void *arg)
 {
-	bool out = *(const bool *)arg;
+	const struct switch_arg *a = arg;
 	struct {
 		struct perf_event_header header;
 		uint32_t next_prev_pid, next_prev_tid;
 	} r = {
-		.header.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+		.header.misc = !a->out ? 0 : PERF_RECORD_MISC_SWITCH_OUT |
+			       (a->other && a->t->state == TASK_RUNNING ?
+				PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0),
+		.next_prev_pid = a->other ? a->other->tgid : 0,
+		.next_prev_tid = a->other ? a->other->pid : 0,
 	};
 
 	if (e->ctx && e->ctx->task) {
@@ -303,9 +313,11 @@ static void switch_output(struct perf_event *e, const void *arg)
 	}
 }
 
-void perf_event_switch(struct task *t, bool out)
+void perf_event_switch(struct task *t, struct task *other, bool out)
 {
-	for_each_sb_event(t, switch_match, switch_output, &out);
+	struct switch_arg a = { .t = t, .other = other, .out = out };
+
+	for_each_sb_event(t, switch_match, switch_output, &a);
 }
 
 /* ---- THROTTLE, UNTHROTTLE, LOST_SAMPLES: for one event ---- */

@@ -427,8 +427,8 @@ KTEST(records_of_a_program_to_cpu_wide_events)
 
 	perf_event_exec(&t);
 	perf_event_mmap(&t, anon);
-	perf_event_switch(&t, true);
-	perf_event_switch(&t, false);
+	perf_event_switch(&t, NULL, true);
+	perf_event_switch(&t, NULL, false);
 	perf_log_task_exit(&t);
 
 	const uint64_t *r;

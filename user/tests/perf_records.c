@@ -400,7 +400,8 @@ TEST(switch_around_a_sleep)
 	close(fd);
 }
 
-/* A CPU-wide event: SWITCH_CPU_WIDE, naming the task on the other side (idle, on pmuos). */
+/* A CPU-wide event: SWITCH_CPU_WIDE, naming the task on the other side (idle after a sleep,
+ * on pmuos). */
 TEST(switch_cpu_wide)
 {
 	int fd = open_tracker((struct perf_event_attr){ .context_switch = 1 }, -1, 0);
@@ -425,6 +426,44 @@ TEST(switch_cpu_wide)
 			break;
 	ASSERT_TRUE(h);
 	EXPECT_EQ(h->misc, 0);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+/* SWITCH_CPU_WIDE names the real task on the other side: this task blocks on a pipe its
+ * child fills, so its switch out goes to the child (pid and tid), and its switch back in
+ * comes from it. Which CPU Linux runs the child on is its scheduler's choice: pmuos only. */
+TEST(switch_cpu_wide_names_the_other_task)
+{
+	if (!ktap_on_pmuos())
+		SKIP("Linux may run the child on another CPU");
+	int fd = open_tracker((struct perf_event_attr){ .context_switch = 1 }, -1, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 8);
+	const struct perf_event_header *h;
+	uint64_t pos = pc->data_head;
+	int p[2], status;
+	char c;
+
+	ASSERT_EQ(pipe(p), 0);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+	ASSERT_EQ(read(p[0], &c, 1), 1);
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	bool out_to_child = false, in_from_child = false;
+	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SWITCH_CPU_WIDE, record, sizeof(record)))) {
+		const uint32_t *np = (const uint32_t *)(h + 1);
+		if ((uint32_t)record[2] != (uint32_t)getpid())
+			continue;
+		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
+			out_to_child |= np[0] == (uint32_t)child && np[1] == (uint32_t)child;
+		else
+			in_from_child |= np[0] == (uint32_t)child && np[1] == (uint32_t)child;
+	}
+	EXPECT_TRUE(out_to_child);
+	EXPECT_TRUE(in_from_child);
+	close(p[0]);
+	close(p[1]);
 	perf_ring_unmap(pc);
 	close(fd);
 }
