@@ -5,7 +5,6 @@
  * epoll_wait time (no wait queues: the scheduler rescans for sleepers); an
  * edge-triggered item remembers what it last saw: the poll bits and the
  * file's wake-up count (file_ops.poll_seq). */
-#include "entry_work.h"
 #include "syscall.h"
 #include "fd.h"
 #include "poll.h"
@@ -346,22 +345,18 @@ long sys_epoll_wait(long epfd, long uevents, long max, long timeout_ms)
 long sys_epoll_pwait(long epfd, long uevents, long max, long timeout_ms, long usigmask,
 		     long sigsetsize)
 {
-	uint64_t saved;
-	int err = poll_sigmask_set(usigmask, sigsetsize, &saved);
+	int err = poll_sigmask_set(usigmask, sigsetsize);
 
 	if (err)
 		return err;
-	long r = do_epoll_wait(epfd, uevents, (int)max, ms_deadline(timeout_ms));
-	current->sig.blocked = saved;
-	user_work_signal();
-	return r;
+	return do_epoll_wait(epfd, uevents, (int)max, ms_deadline(timeout_ms));
 }
 
 long sys_epoll_pwait2(long epfd, long uevents, long max, long uts, long usigmask,
 		      long sigsetsize)
 {
 	struct __kernel_timespec ts;
-	uint64_t deadline = 0, saved;
+	uint64_t deadline = 0;
 	int err;
 
 	if (uts) {
@@ -370,10 +365,7 @@ long sys_epoll_pwait2(long epfd, long uevents, long max, long uts, long usigmask
 		if ((err = poll_deadline(&ts, &deadline)))
 			return err;
 	}
-	if ((err = poll_sigmask_set(usigmask, sigsetsize, &saved)))
+	if ((err = poll_sigmask_set(usigmask, sigsetsize)))
 		return err;
-	long r = do_epoll_wait(epfd, uevents, (int)max, deadline);
-	current->sig.blocked = saved;
-	user_work_signal();
-	return r;
+	return do_epoll_wait(epfd, uevents, (int)max, deadline);
 }

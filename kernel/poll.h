@@ -17,5 +17,5 @@ int poll_deadline(const struct __kernel_timespec *ts, uint64_t *deadline);
 /* Time left before deadline in ns (0 when past, or for POLL_NO_WAIT). */
 uint64_t poll_time_left(uint64_t deadline);
 /* Install the temporary signal mask of ppoll/pselect6/epoll_pwait (none if
- * usigmask is 0), saving the old one in *saved. */
-int poll_sigmask_set(long usigmask, long sigsetsize, uint64_t *saved);
+ * usigmask is 0) until the syscall returns (signal_mask_until_return). */
+int poll_sigmask_set(long usigmask, long sigsetsize);

@@ -586,23 +586,31 @@ static int not_caller(const struct task *t, long id)
 	return t->tgid != current->tgid;
 }
 
+void signal_mask_until_return(uint64_t mask)
+{
+	struct signal_state *s = &current->sig;
+
+	if (!s->restore_blocked) {
+		s->saved_blocked = s->blocked;
+		s->restore_blocked = true;
+	}
+	s->blocked = mask & ~UNBLOCKABLE;
+	user_work_signal();	/* the slow exit puts the old mask back */
+}
+
 /* Wait with a temporary mask until a signal runs a handler; the old mask
  * comes back with the handler's sigreturn (the frame saved it). */
 long sys_rt_sigsuspend(long umask, long sigsetsize)
 {
-	struct signal_state *s = &current->sig;
 	uint64_t mask;
 
 	if (sigsetsize != sizeof(mask))
 		return -EINVAL;
 	if (copy_from_user(&mask, (void *)umask, sizeof(mask)))
 		return -EFAULT;
-	s->saved_blocked = s->blocked;
-	s->restore_blocked = true;
-	s->blocked = mask & ~UNBLOCKABLE;
+	signal_mask_until_return(mask);
 	while (task_wait(NULL, NULL, 0) != -EINTR)
 		;
-	user_work_signal();
 	return -EINTR;
 }
 

@@ -39,8 +39,8 @@ struct sigqueue {
 struct signal_state {
 	struct kernel_sigaction action[NSIGNALS + 1];	/* index = signal number */
 	uint64_t blocked, pending;
-	/* rt_sigsuspend's: the mask to go back to once its handler's frame
-	 * is set up (the frame saves it), or at once when none runs. */
+	/* signal_mask_until_return's: the mask to go back to once a handler's
+	 * frame is set up (the frame saves it), or at the return when none runs. */
 	uint64_t saved_blocked;
 	bool restore_blocked;
 	siginfo_t info[SIGRTMIN];	/* the standard signals' one instance each */
@@ -72,6 +72,11 @@ bool signal_pending(struct task *t);
 /* On the way back to user mode: deliver pending signals into regs. */
 void signal_deliver(struct pt_regs *regs);
 void signal_from_exception(struct pt_regs *regs);
+/* A signal mask for the rest of the current syscall (rt_sigsuspend, ppoll,
+ * pselect6, epoll_pwait): the old one comes back on the return to user
+ * mode, through the frame of a handler that runs, as Linux's
+ * set_restore_sigmask does. */
+void signal_mask_until_return(uint64_t mask);
 
 long sys_rt_sigaction(long sig, long uact, long uoact, long sigsetsize);
 long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize);

@@ -1,7 +1,6 @@
 /* Waiting for descriptors: poll, ppoll, select and pselect6, over each
  * file's poll op (Linux's fs/select.c). There are no wait queues: a
  * sleeper's condition rescans its files whenever the scheduler looks. */
-#include "entry_work.h"
 #include "clock.h"
 #include "syscall.h"
 #include "fd.h"
@@ -45,18 +44,17 @@ uint64_t poll_time_left(uint64_t deadline)
 	return deadline <= POLL_NO_WAIT || now >= deadline ? 0 : tsc_to_ns(deadline - now);
 }
 
-int poll_sigmask_set(long usigmask, long sigsetsize, uint64_t *saved)
+int poll_sigmask_set(long usigmask, long sigsetsize)
 {
 	uint64_t mask;
 
-	*saved = current->sig.blocked;
 	if (!usigmask)
 		return 0;
 	if (sigsetsize != sizeof(mask))
 		return -EINVAL;
 	if (copy_from_user(&mask, (void *)usigmask, sizeof(mask)))
 		return -EFAULT;
-	current->sig.blocked = mask & ~(sigbit(SIGKILL) | sigbit(SIGSTOP));
+	signal_mask_until_return(mask);
 	return 0;
 }
 
@@ -123,7 +121,7 @@ long sys_poll(long ufds, long nfds, long timeout_ms)
 long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize)
 {
 	struct __kernel_timespec ts;
-	uint64_t deadline = 0, saved;
+	uint64_t deadline = 0;
 	int err;
 
 	if (uts) {
@@ -132,13 +130,9 @@ long sys_ppoll(long ufds, long nfds, long uts, long usigmask, long sigsetsize)
 		if ((err = poll_deadline(&ts, &deadline)))
 			return err;
 	}
-	if ((err = poll_sigmask_set(usigmask, sigsetsize, &saved)))
+	if ((err = poll_sigmask_set(usigmask, sigsetsize)))
 		return err;
 	long r = do_poll(ufds, nfds, deadline);
-	/* A signal the temporary mask let through is delivered first; the
-	 * old mask returns with the signal frame (here: restored at once). */
-	current->sig.blocked = saved;
-	user_work_signal();
 	if (uts && deadline != POLL_NO_WAIT) {
 		uint64_t left = poll_time_left(deadline);
 		ts = (struct __kernel_timespec){ left / NSEC_PER_SEC, left % NSEC_PER_SEC };
@@ -253,7 +247,7 @@ long sys_pselect6(long n, long uin, long uout, long uex, long uts, long usig)
 {
 	struct __kernel_timespec ts;
 	struct { uint64_t mask; uint64_t size; } sig = { 0, 0 };
-	uint64_t deadline = 0, saved;
+	uint64_t deadline = 0;
 	int err;
 
 	if (uts) {
@@ -264,11 +258,9 @@ long sys_pselect6(long n, long uin, long uout, long uex, long uts, long usig)
 	}
 	if (usig && copy_from_user(&sig, (void *)usig, sizeof(sig)))
 		return -EFAULT;
-	if ((err = poll_sigmask_set(sig.mask, sig.size, &saved)))
+	if ((err = poll_sigmask_set(sig.mask, sig.size)))
 		return err;
 	long r = do_select(n, uin, uout, uex, deadline);
-	current->sig.blocked = saved;
-	user_work_signal();
 	if (uts && deadline != POLL_NO_WAIT) {
 		uint64_t left = poll_time_left(deadline);
 		ts = (struct __kernel_timespec){ left / NSEC_PER_SEC, left % NSEC_PER_SEC };
