@@ -34,7 +34,7 @@ USER_ARGS_startup-pie := alpha beta
 
 USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \
 	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
-	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/demo.o $(BUILD)/user/init.o \
+	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/lib/file.o $(BUILD)/user/demo.o $(BUILD)/user/init.o \
 	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
 
 $(USER_UAPI)/.stamp:
@@ -53,10 +53,11 @@ $(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
 	@echo "  MUSLCC  $< (PIE)"
 	@$(USER_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
 
-# perf.o, pmuos.o and itrace_decode.o (the perf_event, pmuos /sys and itrace helpers) too:
-# unused ones are small.
+# perf.o, pmuos.o, itrace_decode.o and file.o (the perf_event, pmuos /sys, itrace and
+# whole-file helpers) too: unused ones are small.
 $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o \
-		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o
+		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o \
+		$(BUILD)/user/lib/file.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 

@@ -1,6 +1,7 @@
 /* user/tests/files.c: the file syscalls on the writable root (Linux's initramfs rootfs), with
  * Linux 6.1's return values and errnos; everything happens under a fresh /ftest. */
 #include "ktap.h"
+#include "file.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -138,21 +139,6 @@ static void put(const char *path, const char *data, size_t len)
 static void puts_(const char *path, const char *text)
 {
 	put(path, text, strlen(text));
-}
-
-/* The whole file into buf, NUL-terminated; its length or -1. */
-static long get(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	return n < 0 ? -1 : len;
 }
 
 static void mkd(const char *path)
@@ -308,7 +294,7 @@ TEST(open_append)
 	EXPECT_EQ(pwrite(fd, "f", 1, 0), 1);
 	EXPECT_EQ(lseek(fd, 0, SEEK_CUR), 5);
 	close(fd);
-	EXPECT_EQ(get(W "/append", buf, sizeof(buf)), 6);
+	EXPECT_EQ(slurp(W "/append", buf, sizeof(buf)), 6);
 	EXPECT_STREQ(buf, "abcdef");
 }
 
@@ -743,7 +729,7 @@ TEST(sendfile_between_files)
 	EXPECT_EQ(off, 4);
 	EXPECT_EQ(lseek(in, 0, SEEK_CUR), 10);
 	EXPECT_EQ(syscall(SYS_sendfile, out, in, NULL, 0), 0);
-	EXPECT_EQ(get(W "/sf-out", buf, sizeof(buf)), 11);
+	EXPECT_EQ(slurp(W "/sf-out", buf, sizeof(buf)), 11);
 	EXPECT_STREQ(buf, "23456789123");
 	off = -1;
 	EXPECT_ERRNO(syscall(SYS_sendfile, out, in, &off, 3), EINVAL);
@@ -776,7 +762,7 @@ TEST(copy_file_range_between_files)
 	EXPECT_EQ(off_out, 5);
 	EXPECT_EQ(lseek(in, 0, SEEK_CUR), 3);
 	EXPECT_EQ(syscall(SYS_copy_file_range, in, &off_in, out, NULL, 100, 0), 0); /* at EOF */
-	EXPECT_EQ(get(W "/cfr-out", buf, sizeof(buf)), 5);
+	EXPECT_EQ(slurp(W "/cfr-out", buf, sizeof(buf)), 5);
 	EXPECT_STREQ(buf, "fghij");
 	EXPECT_ERRNO(syscall(SYS_copy_file_range, in, NULL, out, NULL, 3, 1), EINVAL);
 	ap = open(W "/cfr-out", O_WRONLY | O_APPEND);
@@ -1358,7 +1344,7 @@ TEST(rename_files)
 	EXPECT_EQ(rename(W "/rn-a", W "/rn-b"), 0); /* over a file: replaced */
 	EXPECT_FALSE(exists(W "/rn-a"));
 	EXPECT_EQ(ino(W "/rn-b"), src);
-	EXPECT_EQ(get(W "/rn-b", buf, sizeof(buf)), 3);
+	EXPECT_EQ(slurp(W "/rn-b", buf, sizeof(buf)), 3);
 	mkd(W "/rn-d");
 	EXPECT_EQ(rename(W "/rn-b", W "/rn-d/moved"), 0); /* into another directory */
 	EXPECT_EQ(ino(W "/rn-d/moved"), src);
@@ -1443,7 +1429,7 @@ TEST(renameat2_flags)
 	EXPECT_EQ(sys_renameat2(dfd, "c", dfd, "b", RENAME_EXCHANGE), 0);
 	EXPECT_EQ(ino(W "/r2/b"), ia);
 	EXPECT_EQ(ino(W "/r2/c"), ib);
-	EXPECT_EQ(get(W "/r2/b", buf, sizeof(buf)), 1);
+	EXPECT_EQ(slurp(W "/r2/b", buf, sizeof(buf)), 1);
 	EXPECT_STREQ(buf, "A");
 	/* Exchange works across kinds too: a file with a directory. */
 	mkd(W "/r2/d");
@@ -1516,8 +1502,8 @@ TEST(symlink_readlink)
 	EXPECT_EQ(memcmp(buf, "sl-target", 9), 0);
 	EXPECT_EQ(buf[9], 'X'); /* no NUL is written */
 	EXPECT_EQ(readlink(W "/sl-abs", buf, sizeof(buf)), strlen(W "/sl-target"));
-	EXPECT_EQ(get(W "/sl-rel", buf, sizeof(buf)), 4);
-	EXPECT_EQ(get(W "/sl-abs", buf, sizeof(buf)), 4);
+	EXPECT_EQ(slurp(W "/sl-rel", buf, sizeof(buf)), 4);
+	EXPECT_EQ(slurp(W "/sl-abs", buf, sizeof(buf)), 4);
 	/* Truncated to the buffer, silently. */
 	memset(buf, 'X', sizeof(buf));
 	EXPECT_EQ(readlink(W "/sl-rel", buf, 4), 4);
@@ -1559,7 +1545,7 @@ TEST(symlink_dangling_and_through_dirs)
 	mkd(W "/sld-dir");
 	puts_(W "/sld-dir/f", "hi");
 	EXPECT_EQ(symlink("sld-dir", W "/sld-dlink"), 0);
-	EXPECT_EQ(get(W "/sld-dlink/f", buf, sizeof(buf)), 2);
+	EXPECT_EQ(slurp(W "/sld-dlink/f", buf, sizeof(buf)), 2);
 	/* A link with a trailing slash is followed, even by lstat. */
 	EXPECT_EQ(lstat(W "/sld-dlink/", &st), 0);
 	EXPECT_EQ(st.st_mode & S_IFMT, S_IFDIR);
@@ -1759,10 +1745,10 @@ TEST(truncate_grow_and_shrink)
 
 	puts_(W "/tr", "0123456789");
 	EXPECT_EQ(truncate(W "/tr", 4), 0);
-	EXPECT_EQ(get(W "/tr", buf, sizeof(buf)), 4);
+	EXPECT_EQ(slurp(W "/tr", buf, sizeof(buf)), 4);
 	EXPECT_STREQ(buf, "0123");
 	EXPECT_EQ(truncate(W "/tr", 8), 0);
-	EXPECT_EQ(get(W "/tr", buf, sizeof(buf)), 8);
+	EXPECT_EQ(slurp(W "/tr", buf, sizeof(buf)), 8);
 	EXPECT_EQ(memcmp(buf, "0123\0\0\0\0", 8), 0);
 	fd = open(W "/tr", O_RDWR);
 	ASSERT_GE(fd, 0);
@@ -2089,7 +2075,7 @@ TEST(fcntl_on_files)
 	EXPECT_EQ(lseek(fd, 0, SEEK_SET), 0);
 	EXPECT_EQ(write(fd, "A", 1), 1);
 	close(fd);
-	EXPECT_EQ(get(W "/fc", buf, sizeof(buf)), 4);
+	EXPECT_EQ(slurp(W "/fc", buf, sizeof(buf)), 4);
 	EXPECT_STREQ(buf, "Abcd");
 	EXPECT_ERRNO(fcntl(999, F_GETFL), EBADF);
 }

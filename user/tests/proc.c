@@ -2,6 +2,7 @@
  * system's, /proc/sys and its effects on the kernel), /sys/devices/system/cpu;
  * and, on pmuos only, its interrupt counts, kallsyms and accounting. */
 #include "ktap.h"
+#include "file.h"
 #include "perf.h"
 
 #include <dirent.h>
@@ -19,21 +20,6 @@
 extern char **environ;
 
 static char text[256 * 1024];
-
-/* The whole file, NUL-terminated; its length or -1. */
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	return n < 0 ? -1 : len;
-}
 
 static long spew(const char *path, const char *s)
 {

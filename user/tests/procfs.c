@@ -2,6 +2,7 @@
  * that differ between kernels (/proc/self/..., the system files, /proc/sys/kernel), and the
  * CPU lists of /sys/devices/system/cpu. */
 #include "ktap.h"
+#include "file.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -26,21 +27,6 @@ struct dirent64_raw {
 };
 
 static char text[1 << 16];
-
-/* The whole text of a file (up to size - 1 bytes) into buf, NUL-terminated; its length or -1. */
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -1;
-	while (len < (long)size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	return len;
-}
 
 /* The line of text that starts with key (NULL if none), copied without its newline. */
 static const char *line_of(const char *text, const char *key, char *out, size_t size)

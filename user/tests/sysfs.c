@@ -1,6 +1,7 @@
 /* user/tests/sysfs.c: the /sys tree perf tools read (/sys/bus/event_source/devices/<pmu>/type)
  * and the path syscalls that reach it, with Linux's errors; pmuos's accounting file. */
 #include "ktap.h"
+#include "file.h"
 
 #include <fcntl.h>
 #include <stddef.h>
@@ -62,21 +63,6 @@ static int entry_type(const char *dir, const char *name, int *count)
 	EXPECT_EQ(dots, 2);
 	close(fd);
 	return type;
-}
-
-/* The whole text of a file into buf (NUL-terminated); its length or -1. */
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	return n < 0 ? -1 : len;
 }
 
 TEST(software_type_reads_1)

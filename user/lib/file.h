@@ -1,0 +1,11 @@
+/* user/lib/file.h: whole-file reads for the tests (/proc, /sys and regular files). */
+#ifndef USER_FILE_H
+#define USER_FILE_H
+
+#include <stddef.h>
+
+/* The file's text, up to size - 1 bytes, into buf, NUL-terminated; its length, or -1 when it
+ * cannot be opened or a read fails. */
+long slurp(const char *path, char *buf, size_t size);
+
+#endif
