@@ -55,9 +55,12 @@ void user_work_signal(void)
 	__atomic_fetch_or(&user_work, USER_WORK_SIGNAL, __ATOMIC_RELAXED);
 }
 
-void user_work_resched(void)
+void user_work_resched(bool on)
 {
-	__atomic_fetch_or(&user_work, USER_WORK_RESCHED, __ATOMIC_RELAXED);
+	if (on)
+		__atomic_fetch_or(&user_work, USER_WORK_RESCHED, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&user_work, ~USER_WORK_RESCHED, __ATOMIC_RELAXED);
 }
 
 void user_entry_work(struct pt_regs *regs, uint64_t tsc)
@@ -74,10 +77,8 @@ void user_exit_work(struct pt_regs *regs)
 {
 	bool nmi = regs->vector == X86_TRAP_NMI;
 
-	if ((user_work & USER_WORK_RESCHED) && !nmi) {
-		__atomic_fetch_and(&user_work, ~USER_WORK_RESCHED, __ATOMIC_RELAXED);
-		sched_exit_to_user();	/* back here when this task runs again */
-	}
+	if ((user_work & USER_WORK_RESCHED) && !nmi)
+		schedule();	/* back here when this task runs again */
 	if ((user_work & USER_WORK_SIGNAL) && !nmi) {
 		if (current)
 			signal_deliver(regs);	/* and a restart with none to deliver */

@@ -53,8 +53,9 @@ extern volatile unsigned user_work;
  * to user mode takes the slow exit, which delivers it (or finds none and
  * clears the bit). A task switch must call it too: the bit is per CPU. */
 void user_work_signal(void);
-/* The scheduler asks for a switch on the next return to user mode. */
-void user_work_resched(void);
+/* The scheduler asks for a switch on the next return to user mode (on),
+ * or has just picked a task (off). */
+void user_work_resched(bool on);
 
 /* entry.asm and traps.c: the entry and exit work of the full-frame paths. */
 void user_entry_work(struct pt_regs *regs, uint64_t tsc);

@@ -7,7 +7,6 @@ struct task;
 
 struct cpu {
 	struct task *curr;		/* the running task; NULL: the kernel's own loop */
-	bool need_resched;		/* switch before returning to user mode */
 	uint64_t idle_rsp;		/* the scheduler loop's stack while a task runs */
 };
 

@@ -96,15 +96,9 @@ static struct task *pick_next(struct task *prev, int *nr)
 	return prev && prev->state == TASK_RUNNING ? prev : NULL;
 }
 
-static void request_resched(void)
-{
-	this_cpu()->need_resched = true;
-	user_work_resched();
-}
-
 static void on_tick(struct timer *t, struct pt_regs *regs)
 {
-	request_resched();
+	user_work_resched(true);
 }
 
 /* The tick runs only while another task waits for the CPU. */
@@ -175,18 +169,12 @@ void schedule(void)
 	struct task *prev = current;
 	int nr;
 
-	this_cpu()->need_resched = false;
+	user_work_resched(false);
 	struct task *next = pick_next(prev, &nr);
 	arm_tick(nr);
 	if (next != prev)
 		switch_to(prev, next);
 	irq_restore(flags);
-}
-
-void sched_exit_to_user(void)
-{
-	if (this_cpu()->need_resched)
-		schedule();
 }
 
 void sched_idle(bool (*done)(void *arg), void *arg)
@@ -255,11 +243,6 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 
 void sched_wakeup(void)
 {
-	request_resched();
+	user_work_resched(true);
 }
 
-void sched_yield_cpu(void)
-{
-	this_cpu()->need_resched = true;
-	schedule();
-}

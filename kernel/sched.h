@@ -12,13 +12,9 @@ struct task *sched_first(void);
 /* Give the CPU to the next runnable task, if another can run; back here
  * when this one is picked again. Any context that may sleep. */
 void schedule(void);
-/* On the way back to user mode: switch if the tick asked for it. */
-void sched_exit_to_user(void);
 /* Something another task waits for has happened (a futex wake, pipe
  * data, an exit): look again before returning to user mode. */
 void sched_wakeup(void);
-/* sched_yield: to the next runnable task, this one staying runnable. */
-void sched_yield_cpu(void);
 /* The kernel's own loop (kmain, no task current): run tasks until
  * done(arg) holds, halting while none can run. */
 void sched_idle(bool (*done)(void *arg), void *arg);

@@ -120,7 +120,7 @@ long sys_set_tid_address(long uptr)
 
 long sys_sched_yield(void)
 {
-	sched_yield_cpu();
+	schedule();	/* to the next runnable task, this one staying runnable */
 	return 0;
 }
 
