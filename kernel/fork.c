@@ -136,6 +136,7 @@ static long do_clone(const struct clone_args_k *ca)
 		goto fail;
 	}
 	sched_add(t);
+	sched_wakeup();
 	perf_event_fork(t);		/* PERF_RECORD_FORK */
 	int pid = t->pid;
 	if (flags & CLONE_VFORK)

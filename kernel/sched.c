@@ -101,15 +101,21 @@ static void on_tick(struct timer *t, struct pt_regs *regs)
 	user_work_resched(true);
 }
 
+static void tick_start(void)
+{
+	if (!tick.pending) {
+		tick.fn = on_tick;
+		timer_add(&tick, rdtsc() + ns_to_tsc(TICK_NS));
+	}
+}
+
 /* The tick runs only while another task waits for the CPU. */
 static void arm_tick(int runnable)
 {
-	if (runnable > 1 && !tick.pending) {
-		tick.fn = on_tick;
-		timer_add(&tick, rdtsc() + ns_to_tsc(TICK_NS));
-	} else if (runnable <= 1 && tick.pending) {
+	if (runnable > 1)
+		tick_start();
+	else if (tick.pending)
 		timer_del(&tick);
-	}
 }
 
 static void fpu_save(struct task *t)
@@ -241,8 +247,16 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 	return ret;
 }
 
+/* The waker runs on, as on Linux (perf stat wakes its workload, then takes
+ * its start time); the woken task gets the CPU when the waker sleeps, or at
+ * the tick, armed now because two tasks may want the CPU. The next pick
+ * disarms it again if only one does. */
 void sched_wakeup(void)
 {
-	user_work_resched(true);
+	uint64_t flags = irq_save();
+
+	if (current)
+		tick_start();
+	irq_restore(flags);
 }
 

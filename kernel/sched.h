@@ -13,7 +13,7 @@ struct task *sched_first(void);
  * when this one is picked again. Any context that may sleep. */
 void schedule(void);
 /* Something another task waits for has happened (a futex wake, pipe
- * data, an exit): look again before returning to user mode. */
+ * data, a new task): it runs when this one sleeps or at the next tick. */
 void sched_wakeup(void);
 /* The kernel's own loop (kmain, no task current): run tasks until
  * done(arg) holds, halting while none can run. */
