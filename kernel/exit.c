@@ -228,7 +228,7 @@ static long do_wait(struct wait_opts *w)
 
 static void fill_rusage(const struct task *c, struct rusage *ru)
 {
-	uint64_t ns = tsc_to_ns(c->sum_exec_tsc + c->child_exec_tsc);
+	uint64_t ns = tsc_to_ns(process_cputime_tsc(c) + c->child_exec_tsc);
 
 	*ru = (struct rusage){ 0 };
 	ru->ru_utime.tv_sec = ns / 1000000000ul;
@@ -240,7 +240,7 @@ static void reap(struct task *c, bool keep)
 {
 	if (keep)
 		return;
-	current->leader->child_exec_tsc += c->sum_exec_tsc + c->child_exec_tsc;
+	current->leader->child_exec_tsc += process_cputime_tsc(c) + c->child_exec_tsc;
 	sched_remove(c);
 	task_free(c);
 }

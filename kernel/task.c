@@ -41,6 +41,18 @@ struct task *task_by_pid(int pid)
 	return NULL;
 }
 
+/* An exited thread's time moved to its leader when it left the CPU
+ * (sched.c), so only the others are summed here. */
+uint64_t process_cputime_tsc(const struct task *leader)
+{
+	uint64_t sum = leader->dead_threads_tsc;
+
+	for (struct task *t = sched_first(); t; t = t->next)
+		if (t->tgid == leader->tgid && (t == leader || t->state != TASK_ZOMBIE))
+			sum += task_cputime_tsc(t);
+	return sum;
+}
+
 int task_next_pid(int from)
 {
 	for (struct task *t = sched_first(); t; t = t->next)

@@ -429,8 +429,12 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 {
 	uint64_t flags = irq_save();
 
+	/* A context off the CPU has no time passing: the event's clocks start
+	 * when its task is switched in (the sched-in shift of out_since). */
+	bool on_cpu = ctx == &perf_cpu_ctx || ctx->task == current;
+
 	ctx_time_update();
-	e->tstamp = ctx_time;	/* time_enabled counts from here */
+	e->tstamp = on_cpu ? ctx_time : ctx->out_since;
 	e->ctx = ctx;
 	ctx->nr_events++;
 	if (e->group_leader == e && e->attr.exclusive)
@@ -444,6 +448,10 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 		/* A sibling joins a running group at once if it fits. */
 		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
 			set_state(e, PERF_EVENT_STATE_ERROR);
+	}
+	if (!on_cpu) {
+		irq_restore(flags);
+		return;
 	}
 	if (event_stands_alone(e)) {
 		if (sched_in_group(e))

@@ -54,6 +54,30 @@ TEST(inherited_counts_add_up_exactly)
 	close(fd);
 }
 
+/* An inherited copy's clocks run only while its task does: a child's enabled and running
+ * times, added to the parent's, stay equal (a copy made while its child was not yet on the
+ * CPU once had a head start in time_running). */
+TEST(inherited_times_enabled_equal_running)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	uint64_t v[3];
+
+	a.exclude_kernel = a.exclude_hv = a.inherit = 1;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	if (fd < 0 && !ktap_on_pmuos()) {
+		a.type = PERF_TYPE_SOFTWARE;	/* the same rule for a software event */
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		fd = perf_open(&a, 0, -1, -1, 0);
+	}
+	ASSERT_GE(fd, 0);
+	child_loop(100000);
+	ASSERT_EQ(read(fd, v, sizeof(v)), (ssize_t)sizeof(v));
+	EXPECT_EQ(v[1], v[2]);
+	EXPECT_GT(v[1], 0);
+	close(fd);
+}
+
 struct sample {
 	struct perf_event_header header;
 	uint32_t pid, tid;

@@ -44,6 +44,29 @@ TEST(fork_returns_twice)
 	EXPECT_ERRNO(waitpid(-1, &status, WNOHANG), ECHILD);
 }
 
+/* The new child runs while its parent spins without a syscall: the tick shares the CPU from
+ * the fork on (no sleep or syscall of the parent's needed). */
+TEST(spinning_parent_lets_its_child_run)
+{
+	atomic_int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				-1, 0);
+	int status;
+
+	ASSERT_NE(flag, MAP_FAILED);
+	*flag = 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		*flag = 1;
+		_exit(0);
+	}
+	ASSERT_GT(pid, 0);
+	while (!atomic_load(flag))
+		;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	munmap(flag, 4096);
+}
+
 TEST(child_memory_is_a_copy)
 {
 	static volatile int shared_looking = 1;

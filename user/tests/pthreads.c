@@ -1,11 +1,14 @@
 /* user/tests/pthreads.c: musl's threads: create and join, mutexes, condition variables,
- * barriers, thread-local storage, pthread_exit's value, detached threads. */
+ * barriers, thread-local storage, pthread_exit's value, detached threads, and the process's
+ * CPU time, which keeps what its exited threads ran. */
 #include "ktap.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #define THREADS 4
@@ -149,4 +152,38 @@ TEST(detached_threads)
 	while (!detached_ran)
 		sched_yield();
 	pthread_attr_destroy(&a);
+}
+
+static long long cpu_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* 20 ms of CPU time in the calling thread. */
+static void *burn(void *arg)
+{
+	long long start = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	while (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - start < 20000000)
+		;
+	return arg;
+}
+
+/* A joined thread's CPU time stays the process's: in its CPU clock and in getrusage. */
+TEST(process_cpu_time_keeps_exited_threads)
+{
+	struct rusage ru;
+	pthread_t t;
+	long long before = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+	ASSERT_EQ(pthread_create(&t, NULL, burn, NULL), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	EXPECT_GE(cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - before, 20000000);
+	EXPECT_LT(cpu_ns(CLOCK_THREAD_CPUTIME_ID), cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - 20000000);
+	ASSERT_EQ(getrusage(RUSAGE_SELF, &ru), 0);
+	EXPECT_GE((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+		  ru.ru_utime.tv_usec + ru.ru_stime.tv_usec, 20000);
 }
