@@ -5,6 +5,7 @@
 # make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
 # make bench      cost figures in guest instructions, pmuos against Linux
 # make fuzz       the perf syscall fuzzer (SEED=n CALLS=n); make unit: host unit tests
+# make perf ARGS="..."; make stat PROG=...; make record PROG=...; make report: the perf tool
 
 BUILD ?= build
 .DEFAULT_GOAL := all
@@ -137,6 +138,41 @@ run: deps $(KERNEL32) $(BUILD)/user/demo $(BUILD)/user/init
 	$(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
 		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
 		--program '$(if $(PROG),$(PROG),$(BUILD)/user/demo)' --args "$$ARGS"
+
+# ---- the perf tool inside pmuos (tests/qemu/perf_tool.py builds it once into a cache) ----
+# make perf ARGS="stat -e instructions:u -- ./bench": any perf command line. Local files that
+# ARGS names go into the image at the same paths (relative ones under /, the guest's working
+# directory), perf is /usr/bin/perf, and what it writes under /out lands in $(BUILD)/out, beside
+# a copy of the image's files (symfs/) for the host's perf report.
+# make stat PROG=./bench [EVENTS=...] [REPEAT=n]; make record PROG=./bench [EVENTS=...]
+# [PERIOD=n | FREQ=n] (leaves $(BUILD)/out/perf.data); make report [REPORT_ARGS=...].
+PERF_TOOL := $(BUILD)/perf
+EVENTS ?=
+REPEAT ?=
+PERIOD ?=
+FREQ ?=
+REPORT_ARGS ?=
+PERF_RUN = $(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
+	--cmdline 'ktest=0 $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
+	--program $(PERF_TOOL) --program-path /usr/bin/perf --files-in-args --symfs $(BUILD)/out/symfs
+PERF_EVENTS = $(if $(EVENTS),-e $(EVENTS))
+$(PERF_TOOL): tests/qemu/perf_tool.py
+	$(PYTHON) tests/qemu/perf_tool.py --install $@
+
+.PHONY: perf stat record report
+perf: deps $(KERNEL32) $(BUILD)/user/init $(PERF_TOOL)
+	$(PERF_RUN) --args "$$ARGS"
+stat: deps $(KERNEL32) $(BUILD)/user/init $(PERF_TOOL)
+	$(PERF_RUN) --args "stat $(PERF_EVENTS) $(if $(REPEAT),-r $(REPEAT)) -- $(PROG) $$ARGS"
+record: deps $(KERNEL32) $(BUILD)/user/init $(PERF_TOOL)
+	rm -rf $(BUILD)/out/symfs $(BUILD)/out/perf.data
+	$(PERF_RUN) --args "record $(PERF_EVENTS) $(if $(PERIOD),-c $(PERIOD)) \
+		$(if $(FREQ),-F $(FREQ)) -o /out/perf.data -- $(PROG) $$ARGS"
+# The host's perf: binaries from the copy of the image (build-ids checked), the kernel's
+# symbols from its ELF.
+report:
+	perf report -i $(BUILD)/out/perf.data --symfs $(BUILD)/out/symfs \
+		--vmlinux $(abspath $(KERNEL)) --stdio $(REPORT_ARGS)
 
 test: deps
 	$(MAKE) all $(BUILD)/user/init $(BUILD)/user/fuzz $(UNIT_PROGS)

@@ -100,6 +100,20 @@ $(USER_PIE_PROGS): $(BUILD)/user/%-pie: $(BUILD)/user/pie/tests/%.o $(BUILD)/use
 		$$($(USER_CC) -print-file-name=crtbeginS.o) $^ -lc \
 		$$($(USER_CC) -print-file-name=crtendS.o) $(USER_LIBC)/crtn.o -o $@
 
+# ---- workloads for the perf tool (user/workloads/; make stat, record, the perf run of make test) ----
+# With build-ids, which musl-gcc's specs leave out: perf.data then names each binary by content,
+# and the host's perf report refuses a different one.
+USER_WORKLOADS := $(addprefix $(BUILD)/user/workloads/,spin hello forks)
+USER_PROGS += $(USER_WORKLOADS)
+$(BUILD)/user/workloads/spin: user/workloads/spin.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(USER_CC) -nostdlib -static -Wl,--build-id $< -o $@
+$(BUILD)/user/workloads/%: user/workloads/%.c | $(USER_UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  MUSLCC  $<"
+	@$(USER_CC) $(filter-out -MD,$(USER_CFLAGS)) -static -no-pie -pthread -Wl,--build-id $< -o $@
+
 # ---- the perf syscall fuzzer (user/fuzz/; `make fuzz`, tests/qemu/fuzz.py) ----
 FUZZ_SRCS := $(wildcard user/fuzz/*.c)
 FUZZ_OBJS := $(patsubst user/fuzz/%.c,$(BUILD)/user/fuzz-obj/%.o,$(FUZZ_SRCS))

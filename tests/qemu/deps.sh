@@ -31,6 +31,16 @@ file_if_missing /usr/include/linux/perf_event.h linux-libc-dev
 # the busybox run of make test: Debian's static busybox
 file_if_missing /bin/busybox busybox-static
 pkg_if_missing dpkg-deb dpkg
+# the perf tool for the guests (tests/qemu/perf_tool.py builds it static from linux-source-6.1),
+# and the host's perf, which reads what it records (make report)
+pkg_if_missing flex flex
+pkg_if_missing bison bison
+file_if_missing /usr/lib/x86_64-linux-gnu/libelf.a libelf-dev
+file_if_missing /usr/lib/x86_64-linux-gnu/libdw.a libdw-dev
+file_if_missing /usr/lib/x86_64-linux-gnu/libz.a zlib1g-dev
+file_if_missing /usr/lib/x86_64-linux-gnu/liblzma.a liblzma-dev
+file_if_missing /usr/lib/x86_64-linux-gnu/libzstd.a libzstd-dev
+pkg_if_missing perf linux-perf
 # the host unit tests: clang with ASan, UBSan and libFuzzer
 pkg_if_missing clang clang
 if have clang; then

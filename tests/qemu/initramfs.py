@@ -103,22 +103,38 @@ def split_args(args):
     return list(args) if isinstance(args, (list, tuple)) else shlex.split(args)
 
 
-def program_tree(programs, env=None):
-    """programs: [(host_path, args)] in run order -> (entries, run list records).
+def file_entries(files, seen):
+    """files: [(host_path, guest_path)] -> entries for them and the folders above them not in
+    seen (which it extends). The mode is the host file's."""
+    entries = []
+    for host, guest in files:
+        guest = "/" + guest.lstrip("/")
+        entries += list(dirs_of(guest, seen))
+        mode = os.stat(host).st_mode
+        entries.append(Entry(guest, stat.S_IFREG | (mode & 0o777), Path(host).read_bytes()))
+    return entries
 
-    Each program lands in /bin/NAME (a second one of the same name in /bin/mN/NAME), and is
-    run as NAME args: argv[0] is its name, as a shell gives it. A dynamically linked one
-    brings what ldd lists (its loader and libraries) at the same paths.
+
+def program_tree(programs, env=None, files=()):
+    """programs: [(host_path, args[, guest_path])] in run order -> (entries, run list records).
+
+    Each program lands at its guest path if given, else in /bin/NAME (a second one of the same
+    name in /bin/mN/NAME), and is run as NAME args: argv[0] is its name, as a shell gives it.
+    A dynamically linked one brings what ldd lists (its loader and libraries) at the same paths.
+    files: [(host_path, guest_path)] put in the image beside them (see file_entries).
     """
     entries = [Entry(d, stat.S_IFDIR | (0o1777 if d == "tmp" else 0o755)) for d in DIRS]
     placed, records, libs, seen = {}, [], set(), set(DIRS)
-    for host, args in programs:
+    for host, args, *where in programs:
         host = Path(host).resolve()
         name = host.name
         if host not in placed:
             taken = sum(p.name == name for p in placed)
             path = f"/bin/{name}" if not taken else f"/bin/m{taken}/{name}"
-            if taken:
+            if where:
+                path = "/" + where[0].lstrip("/")
+                entries += list(dirs_of(path, seen))
+            elif taken:
                 entries.append(Entry(f"bin/m{taken}", stat.S_IFDIR | 0o755))
             data = host.read_bytes()
             entries.append(Entry(path, stat.S_IFREG | 0o755, data))
@@ -132,18 +148,34 @@ def program_tree(programs, env=None):
                     entries.append(Entry(lib, stat.S_IFREG | 0o755, Path(lib).read_bytes()))
         records.append((placed[host], [name] + split_args(args),
                         DEFAULT_ENV if env is None else env))
+    entries += file_entries(files, seen)
     entries.append(Entry("etc/runlist", stat.S_IFREG | 0o644, runlist(records)))
     return entries, records
 
 
-def build(programs, extra=(), env=None, init=None):
-    """The archive: /init, the program tree, then extra entries (later ones win, as in
-    Linux)."""
+def image_entries(programs, extra=(), env=None, init=None, files=()):
+    """What the archive holds: /init, the program tree, then extra entries (later ones win,
+    as in Linux)."""
     init = Path(init or DEFAULT_INIT)
     if not init.is_file():
         raise FileNotFoundError(f"no {init}: build it first (make user)")
-    entries, _ = program_tree(programs, env)
-    return cpio([Entry("init", stat.S_IFREG | 0o755, init.read_bytes())] + entries + list(extra))
+    entries, _ = program_tree(programs, env, files)
+    return [Entry("init", stat.S_IFREG | 0o755, init.read_bytes())] + entries + list(extra)
+
+
+def build(programs, extra=(), env=None, init=None, files=()):
+    """The archive's bytes (see image_entries)."""
+    return cpio(image_entries(programs, extra, env, init, files))
+
+
+def write_tree(entries, root):
+    """The regular files of entries under root at their paths in the image: the tree the
+    host's perf report reads binaries from (--symfs) as the guest saw them."""
+    for e in entries:
+        if stat.S_ISREG(e.mode):
+            dest = Path(root) / e.name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(e.data.encode() if isinstance(e.data, str) else e.data)
 
 
 def main():

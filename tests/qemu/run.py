@@ -164,15 +164,20 @@ def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=F
 
 
 def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIMEOUT, echo=None,
-                interactive=False, gdb=False, stdin_data=None, stdin_after=None, extra=()):
-    """Boots the ELF32 kernel with the programs [(host path, args)] in its initramfs (and
-    extra entries, see initramfs.py); returns (log, exit_code, timed_out, files, errors):
-    files [(host path, size)] the kernel sent to the host (COM2, or text frames in the
-    log), written under out_dir; errors about them."""
+                interactive=False, gdb=False, stdin_data=None, stdin_after=None, extra=(),
+                files=(), symfs=None):
+    """Boots the ELF32 kernel with the programs [(host path, args[, guest path])] in its
+    initramfs, files [(host path, guest path)] beside them (and extra entries, see
+    initramfs.py); returns (log, exit_code, timed_out, files, errors): files [(host path,
+    size)] the kernel sent to the host (COM2, or text frames in the log), written under
+    out_dir; errors about them. symfs: a folder that gets a copy of the image's files."""
     with tempfile.TemporaryDirectory(prefix="pmuos-qemu-") as tmp:
         initrd = os.path.join(tmp, "initramfs.cpio")
+        entries = initramfs.image_entries(programs, extra, files=files)
+        if symfs:
+            initramfs.write_tree(entries, symfs)
         with open(initrd, "wb") as f:
-            f.write(initramfs.build(programs, extra))
+            f.write(initramfs.cpio(entries))
         cmd = direct_command(kernel, initrd, cmdline, tmp,
                              "mon:stdio" if interactive else "stdio", gdb)
         log, code, timed_out = run_qemu(cmd, timeout, echo, interactive, stdin_data, stdin_after)
@@ -257,6 +262,16 @@ def run_status(log_text, exit_code):
     return f"no `== halt` line, QEMU exit code {exit_code}", 1
 
 
+def local_files(opts):
+    """--file and --files-in-args as [(host path, guest path)]."""
+    specs = [f.partition("=")[::2] for f in opts.file]
+    if opts.files_in_args:
+        specs += [(w, "") for w in initramfs.split_args(opts.args)
+                  if not w.startswith("-") and os.path.isfile(w)]
+    # A relative path means the same file from the guest's working directory, /.
+    return [(host, guest or os.path.normpath(os.path.join("/", host))) for host, guest in specs]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     media = ap.add_mutually_exclusive_group(required=True)
@@ -267,6 +282,14 @@ def main():
                     "repeat in order")
     ap.add_argument("--program", help="with --kernel: a program to run after the --module ones")
     ap.add_argument("--args", default="", help="--program's arguments, split as sh splits them")
+    ap.add_argument("--program-path", help="where --program goes in the image (default /bin/NAME)")
+    ap.add_argument("--file", action="append", default=[], metavar="HOST[=GUEST]",
+                    help="with --kernel: a file in the image, at GUEST or its own path (a relative "
+                    "one under /, the programs' working directory)")
+    ap.add_argument("--files-in-args", action="store_true",
+                    help="with --kernel: each word of --args that names a local file is a --file")
+    ap.add_argument("--symfs", help="with --kernel: copy the image's files under this folder, "
+                    "for the host's perf report --symfs")
     ap.add_argument("--cmdline", default="", help="with --kernel: the kernel command line")
     ap.add_argument("--out-dir", help="with --kernel: where files the kernel sends to the host "
                     "go (default: out/ beside the kernel)")
@@ -301,11 +324,13 @@ def main():
                                     interactive=interactive, gdb=opts.gdb, **feed)
     else:
         out_dir = opts.out_dir or os.path.join(os.path.dirname(os.path.abspath(opts.kernel)), "out")
+        program = [(opts.program, opts.args) + ((opts.program_path,) if opts.program_path else ())]
         try:
             log, code, timed_out, files, file_errors = boot_direct(
                 opts.kernel, [image.parse_module(m) for m in opts.module] +
-                ([(opts.program, opts.args)] if opts.program else []), opts.cmdline,
-                out_dir, timeout, echo=echo, interactive=interactive, gdb=opts.gdb, **feed)
+                (program if opts.program else []), opts.cmdline,
+                out_dir, timeout, echo=echo, interactive=interactive, gdb=opts.gdb,
+                files=local_files(opts), symfs=opts.symfs, **feed)
         except (OSError, ValueError) as e:
             print(f"run.py: {e}", file=sys.stderr)
             return 2
