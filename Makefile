@@ -26,7 +26,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
 KERNEL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-toplevel-reorder)
 NASMFLAGS := -f elf64 -g -F dwarf
-KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack -T linker.ld
+KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
 KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm

@@ -45,6 +45,8 @@ struct file {
 	int owner_pid;		/* F_SETOWN */
 	int sig;		/* F_SETSIG; 0 means SIGIO */
 	int epoll_items;	/* epoll interest lists naming it (epoll.c) */
+	uint64_t read_format;	/* a perf event's: read()'s layout (its attr's, or a
+				 * persistent reopen's own) */
 };
 
 #define NR_FDS 256

@@ -470,10 +470,26 @@ static bool bus_devices_child(const struct node *dir, long i, struct node *out)
 static const struct node_type devices_dir = { SYSFS_DIR, .child = devices_child };
 static const struct node_type bus_devices_dir = { SYSFS_DIR, .child = bus_devices_child };
 
+/* ---- /sys/kernel/notes: the kernel's ELF notes, as Linux gives them ---- */
+
+extern const char __notes_start[], __notes_end[];
+
+static int notes_show(const struct node *n, char *buf, size_t size)
+{
+	size_t len = __notes_end - __notes_start;
+
+	len = len < size ? len : size;
+	memcpy(buf, __notes_start, len);
+	return len;
+}
+
+static const struct node_type notes_file = { SYSFS_FILE, .show = notes_show };
+
 /* ---- the fixed part of the tree ---- */
 
 static const struct entry pmuos_entries[] = { ENTRY("accounting", &accounting_file), { 0 } };
 static const struct entry kernel_entries[] = {
+	ENTRY("notes", &notes_file),
 	ENTRY("pmuos", &table_dir, .data = pmuos_entries), { 0 } };
 static const struct entry event_source_entries[] = { ENTRY("devices", &bus_devices_dir), { 0 } };
 static const struct entry bus_entries[] = {

@@ -103,7 +103,7 @@ $(USER_PIE_PROGS): $(BUILD)/user/%-pie: $(BUILD)/user/pie/tests/%.o $(BUILD)/use
 # ---- workloads for the perf tool (user/workloads/; make stat, record, the perf run of make test) ----
 # With build-ids, which musl-gcc's specs leave out: perf.data then names each binary by content,
 # and the host's perf report refuses a different one.
-USER_WORKLOADS := $(addprefix $(BUILD)/user/workloads/,spin hello forks)
+USER_WORKLOADS := $(addprefix $(BUILD)/user/workloads/,spin hello forks persist)
 USER_PROGS += $(USER_WORKLOADS)
 $(BUILD)/user/workloads/spin: user/workloads/spin.S
 	@mkdir -p $(dir $@)

@@ -61,6 +61,7 @@ struct file *perf_event_file(struct perf_event *e)
 	struct file *f = file_new(&perf_fops, e, O_RDWR);
 
 	if (f) {
+		f->read_format = e->attr.read_format;
 		perf_event_get(e);
 		if (!e->file)
 			e->file = f;
@@ -195,6 +196,7 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	err = -ENOMEM;
 	if (!f)
 		goto fail;
+	f->read_format = attr->read_format;
 	e->file = f;
 	e->owner = current;
 	current->fds->file[fd] = f;

@@ -100,7 +100,11 @@ long perf_event_attach(struct perf_event *e)
 }
 
 /* A reopen may only repeat the event's own settings: every attr byte after
- * config is zero or the event's, and flags a subset of the event's. */
+ * config is zero or the event's, and flags a subset of the event's. What
+ * perf stat asks of any event and changes nothing here is let through:
+ * its read_format (the reopened fd reads in it), sample_type IDENTIFIER
+ * (it samples nothing), disabled, inherit (a reopen makes no new event) and
+ * exclude_guest (no guests run here). */
 static bool attr_contradicts(const struct perf_event_attr *attr, const struct perf_event_attr *ev)
 {
 	struct perf_event_attr a = *attr;
@@ -110,6 +114,9 @@ static bool attr_contradicts(const struct perf_event_attr *attr, const struct pe
 	/* perf_copy_attr turned a zero sample_max_stack into the default: nothing asked. */
 	if (a.sample_max_stack == PERF_MAX_STACK_DEPTH)
 		a.sample_max_stack = 0;
+	a.read_format = 0;
+	if (a.sample_type == PERF_SAMPLE_IDENTIFIER)
+		a.sample_type = 0;
 
 	for (size_t i = offsetof(struct perf_event_attr, sample_period); i < sizeof(a); i++) {
 		if (i >= flags_off && i < flags_off + 8)
@@ -120,7 +127,8 @@ static bool attr_contradicts(const struct perf_event_attr *attr, const struct pe
 	uint64_t fa, fe;
 	__builtin_memcpy(&fa, x + flags_off, 8);
 	__builtin_memcpy(&fe, y + flags_off, 8);
-	fa &= ~((1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT) | 1 /* disabled */);
+	const struct perf_event_attr ignored = { .disabled = 1, .inherit = 1, .exclude_guest = 1 };
+	fa &= ~((1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT) | perf_attr_flags(&ignored));
 	return (fa & ~fe) != 0;
 }
 
@@ -139,6 +147,7 @@ long perf_persistent_open(const struct perf_event_attr *attr, int pid, int cpu,
 	struct file *f = perf_event_file(e);
 	if (!f)
 		return -ENOMEM;
+	f->read_format = attr->read_format;
 	int fd = fd_install(current->fds, f, 0, flags & PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		file_put(f);

@@ -8,9 +8,9 @@
 #include <asm-generic/errno.h>
 
 /* Bytes a read needs: Linux refuses a shorter buffer with ENOSPC. */
-static size_t read_size(const struct perf_event *e)
+static size_t read_size(const struct perf_event *e, uint64_t fmt)
 {
-	return perf_read_words(e->attr.read_format, e->group_leader->nr_siblings) * 8;
+	return perf_read_words(fmt, e->group_leader->nr_siblings) * 8;
 }
 
 /* What read() reports: its own count and its exited copies' (inherit). */
@@ -29,7 +29,7 @@ static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 	return p;
 }
 
-static long read_formatted(struct perf_event *e, char *ubuf, size_t n);
+static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_t n);
 
 /* The common read first: a lone value, no times, no ids (read_format 0),
  * one word copied as one. A file op runs in process context, interrupts
@@ -38,8 +38,8 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
 	struct perf_event *e = f->priv;
 
-	if (unlikely(e->attr.read_format || e->state == PERF_EVENT_STATE_ERROR))
-		return read_formatted(e, ubuf, n);
+	if (unlikely(f->read_format || e->state == PERF_EVENT_STATE_ERROR))
+		return read_formatted(e, f->read_format, ubuf, n);
 	if (unlikely(n < sizeof(uint64_t)))
 		return -ENOSPC;
 	cli();
@@ -49,10 +49,10 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 	return put_user_u64(value(e), ubuf) ? -EFAULT : (long)sizeof(uint64_t);
 }
 
-static long read_formatted(struct perf_event *e, char *ubuf, size_t n)
+static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_t n)
 {
-	uint64_t fmt = e->attr.read_format, small[16];
-	size_t size = read_size(e);
+	uint64_t small[16];
+	size_t size = read_size(e, fmt);
 
 	if (e->state == PERF_EVENT_STATE_ERROR)
 		return 0;
