@@ -16,10 +16,12 @@
 static struct perf_event *active[PERF_COUNT_SW_MAX];
 
 /* The clocks' sources, in ns: CPU time for cpu-clock, the task's own time
- * (halted time excluded) for task-clock. */
+ * (halted time excluded) for task-clock. A CPU-wide task-clock follows no
+ * task: like Linux's (its context's time), it counts while it is enabled,
+ * as cpu-clock does. */
 static uint64_t clock_now(const struct perf_event *e)
 {
-	if (e->attr.config == PERF_COUNT_SW_CPU_CLOCK)
+	if (e->attr.config == PERF_COUNT_SW_CPU_CLOCK || !e->target_pid)
 		return perf_clock();
 	if (!current)
 		return 0;
@@ -71,7 +73,7 @@ static __attribute__((noinline)) void sw_read_clock(struct perf_event *e)
 /* The common case first, without clock_now's tests: a running task-clock. */
 static void sw_read(struct perf_event *e)
 {
-	if (likely(e->attr.config == PERF_COUNT_SW_TASK_CLOCK && current &&
+	if (likely(e->attr.config == PERF_COUNT_SW_TASK_CLOCK && e->target_pid && current &&
 		   !(e->hw.state & PERF_HES_STOPPED))) {
 		uint64_t prev = __atomic_load_n(&e->hw.prev_count, __ATOMIC_RELAXED), now;
 		do {

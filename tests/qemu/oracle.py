@@ -114,11 +114,11 @@ def fetch_kernel(refresh=False):
     return vmlinux, bzimage
 
 
-def build_initramfs(programs, init):
-    """The initramfs pmuos boots (tests/qemu/initramfs.py: /init, /bin, /etc/runlist), plus
-    the /dev/console node Linux opens for init (pmuos makes its /dev itself)."""
+def build_initramfs(programs, init, files=()):
+    """The initramfs pmuos boots (tests/qemu/initramfs.py: /init, /bin, /etc/runlist, files),
+    plus the /dev/console node Linux opens for init (pmuos makes its /dev itself)."""
     return initramfs.build(programs, [initramfs.Entry("dev/console", 0o020600, rdev=(5, 1))],
-                           init=init)
+                           init=init, files=files)
 
 
 def _boot(cmd, timeout, stdin_data=None, stdin_after=None):
@@ -150,22 +150,24 @@ def _boot(cmd, timeout, stdin_data=None, stdin_after=None):
     return log, proc.returncode, timed_out
 
 
-def run_oracle(programs, timeout=120, init=DEFAULT_INIT, stdin_data=None, stdin_after=None):
-    """Boots Linux with programs [(host_path, args_string)] in its initramfs; stdin_data goes
-    to the console's input once the output shows stdin_after (run.SerialInput).
+def run_oracle(programs, timeout=120, init=DEFAULT_INIT, stdin_data=None, stdin_after=None,
+               files=()):
+    """Boots Linux with programs [(host_path, args[, guest_path])] and files [(host_path,
+    guest_path)] in its initramfs; stdin_data goes to the console's input once the output
+    shows stdin_after (run.SerialInput).
 
     Returns (log, exit_code, timed_out): the serial output, QEMU's exit status (isa-debug-exit
     makes it (halt_status << 1) | 1) and whether the timeout killed QEMU.
     """
     if not Path(init).exists():
         raise OracleError(f"{init} is missing: build it first (make user)")
-    missing = [str(p) for p, _ in programs if not Path(p).is_file()]
+    missing = [str(p) for p, *_ in programs if not Path(p).is_file()]
     if missing:
         raise OracleError(f"no such program: {', '.join(missing)}")
     vmlinux, bzimage = fetch_kernel()
     with tempfile.TemporaryDirectory() as tmp:
         cpio = Path(tmp) / "initramfs.cpio"
-        cpio.write_bytes(build_initramfs(programs, init))
+        cpio.write_bytes(build_initramfs(programs, init, files))
         common = QEMU_MACHINE + ["-initrd", str(cpio), "-append", APPEND]
         # The ELF vmlinux's PVH entry under qboot skips the BIOS and the decompressor: about
         # 3 s against 7 s for the bzImage under SeaBIOS on a 2-core host.

@@ -25,7 +25,8 @@ import run  # noqa: E402
 # its console, and a program that asks sees its echo after the prompt on both kernels.
 TTY_INPUT = {"stdin_data": run.typed(b"pmuos-tty-input\n"),
              "stdin_after": b"# tty: waiting for stdin"}
-RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox", "hostout")
+RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox", "hostout",
+        "perf")
 NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
 
 
@@ -199,6 +200,38 @@ def busybox(opts):
     return result, f"{len(busybox_cases.CASES)} applet runs a kernel"
 
 
+def perf_run(opts):
+    """The perf tool inside both kernels (tests/qemu/perf_cases.py), built into its cache the
+    first time (tests/qemu/perf_tool.py), and the host's perf on what pmuos recorded."""
+    import perf_cases
+    import perf_tool
+    try:
+        perf_binary = str(perf_tool.perf_binary())
+    except perf_tool.PerfToolError as e:
+        return [ktap.Outcome("perf tool build", False, str(e))], ""
+    programs, files = perf_cases.run_list(perf_cases.PMUOS, perf_binary)
+    with tempfile.TemporaryDirectory(prefix="pmuos-perf-") as tmp:
+        out, symfs = os.path.join(tmp, "out"), os.path.join(tmp, "symfs")
+        log, code, timed_out, _, errors = run.boot_direct(
+            opts.kernel32, programs, f"{opts.cmdline} ktest=0", out, opts.timeout,
+            files=files, symfs=symfs)
+        save(opts.log_dir, "perf-pmuos", log)
+        result, seen = perf_cases.outcomes(log, perf_cases.PMUOS, "pmuos ")
+        result += [o for o in ktap.evaluate(log, code, timed_out, kernel_tests=False)
+                   if not o.passed and (o.kind == "panic" or timed_out)]
+        result += [ktap.Outcome("pmuos: files to the host", False, e) for e in errors]
+        result += perf_cases.host_report(out, symfs, opts.kernel)
+    if not opts.no_oracle:
+        import oracle as linux
+        kw = {"init": opts.oracle_init} if opts.oracle_init else {}
+        programs, files = perf_cases.run_list(perf_cases.SHARED, perf_binary)
+        log, code, timed_out = linux.run_oracle(programs, opts.timeout, files=files, **kw)
+        save(opts.log_dir, "perf-linux", log)
+        linux_result, linux_seen = perf_cases.outcomes(log, perf_cases.SHARED, "linux ")
+        result += linux_result + perf_cases.compare(seen, linux_seen)
+    return result, f"{len(perf_cases.PMUOS)} perf runs on pmuos, {len(perf_cases.SHARED)} on Linux"
+
+
 HOSTOUT_SIZE = 1 << 20
 
 
@@ -284,6 +317,7 @@ def main():
         "linux": (oracle, opts),
         "busybox": (busybox, opts),
         "hostout": (hostout_run, opts),
+        "perf": (perf_run, opts),
     }
     prefixes = {"panic": "bios", "fail": "bios"}  # the negative runs boot SeaBIOS
     totals = [0, 0, 0]

@@ -9,20 +9,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Two instructions a turn: dec, jnz. */
-static void __attribute__((noinline)) spin_main(uint64_t n)
+/* Two instructions a turn each, written differently so that the compiler
+ * keeps three functions (it folds identical ones into one address). */
+void __attribute__((noinline)) spin_main(uint64_t n)
 {
 	__asm__ volatile("1: dec %0; jnz 1b" : "+r"(n));
 }
 
-static void __attribute__((noinline)) spin_thread(uint64_t n)
+void __attribute__((noinline)) spin_thread(uint64_t n)
 {
-	__asm__ volatile("1: dec %0; jnz 1b" : "+r"(n));
+	__asm__ volatile("1: sub $1, %0; jnz 1b" : "+r"(n));
 }
 
-static void __attribute__((noinline)) spin_child(uint64_t n)
+void __attribute__((noinline)) spin_child(uint64_t n)
 {
-	__asm__ volatile("1: dec %0; jnz 1b" : "+r"(n));
+	__asm__ volatile("1: add $-1, %0; jnz 1b" : "+r"(n));
 }
 
 static void *thread(void *arg)
