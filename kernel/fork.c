@@ -135,6 +135,7 @@ static long do_clone(const struct clone_args_k *ca)
 		perf_event_exit_inherited(t);
 		goto fail;
 	}
+	sched_place_new(t);
 	sched_add(t);
 	sched_wakeup();
 	perf_event_fork(t);		/* PERF_RECORD_FORK */

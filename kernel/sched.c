@@ -24,6 +24,41 @@
 struct cpu cpu0;
 static struct task *tasks;		/* every task, by pid */
 static struct timer tick;
+/* Why the next schedule() runs: a wake-up alone may leave the CPU to the
+ * running task; a tick or a yield moves it on. */
+static bool wakeup_pending, rotate;
+
+/* Wake-up preemption as Linux's CFS decides it (check_preempt_wakeup), with
+ * the picking itself left round robin: a task's virtual runtime is its CPU
+ * time, shifted where it is placed; a new task starts a tick behind its
+ * creator (START_DEBIT), a sleeper comes back no more than SLEEPER_CREDIT
+ * before the least runnable one (GENTLE_FAIR_SLEEPERS), and a woken task
+ * takes the CPU only from a task ahead of it by more than WAKEUP_GRAN. So
+ * perf stat's parent runs on after waking its new child, and perf record's
+ * reader, asleep while its workload ran, gets the CPU at once. */
+#define SLEEPER_CREDIT_NS	3000000
+#define WAKEUP_GRAN_NS		1000000
+static uint64_t min_vruntime;
+
+static uint64_t vruntime(const struct task *t)
+{
+	return task_cputime_tsc(t) + t->vruntime_offset;
+}
+
+void sched_place_new(struct task *child)
+{
+	uint64_t v = MAX(vruntime(current), min_vruntime) + ns_to_tsc(TICK_NS);
+
+	child->vruntime_offset = v - task_cputime_tsc(child);
+}
+
+static void place_sleeper(struct task *t)
+{
+	uint64_t floor = min_vruntime - MIN(min_vruntime, ns_to_tsc(SLEEPER_CREDIT_NS));
+
+	if (vruntime(t) < floor)
+		t->vruntime_offset += floor - vruntime(t);
+}
 uint64_t syscall_kernel_rsp;		/* entry.asm switches to it on SYSCALL */
 
 void context_switch(uint64_t *save_rsp, uint64_t load_rsp);
@@ -66,8 +101,10 @@ static bool ready(struct task *t)
 	bool go = (t->wait_cond && t->wait_cond(t->wait_arg)) ||
 		  (t->wait_deadline && rdtsc() >= t->wait_deadline) || signal_pending(t);
 	current = saved;
-	if (go)
+	if (go) {
 		t->state = TASK_RUNNING;
+		place_sleeper(t);
+	}
 	return go;
 }
 
@@ -82,6 +119,7 @@ static struct task *pick_next(struct task *prev, int *nr)
 		if (t == prev || !ready(t))
 			continue;
 		++*nr;
+		min_vruntime = MAX(min_vruntime, MIN(vruntime(t), prev ? vruntime(prev) : UINT64_MAX));
 		if (!first)
 			first = t;
 		if (!after && prev && t->pid > prev->pid)
@@ -96,8 +134,27 @@ static struct task *pick_next(struct task *prev, int *nr)
 	return prev && prev->state == TASK_RUNNING ? prev : NULL;
 }
 
+/* After a wake-up alone: the sleeper furthest behind, if it is more than
+ * WAKEUP_GRAN behind prev, else prev. Counts the runnable ones into *nr. */
+static struct task *preempting_sleeper(struct task *prev, int *nr)
+{
+	struct task *next = prev;
+	uint64_t limit = vruntime(prev) - MIN(vruntime(prev), ns_to_tsc(WAKEUP_GRAN_NS));
+
+	*nr = 1;
+	for (struct task *t = tasks; t; t = t->next) {
+		if (t == prev || !ready(t))
+			continue;
+		++*nr;
+		if (vruntime(t) < limit && (next == prev || vruntime(t) < vruntime(next)))
+			next = t;
+	}
+	return next;
+}
+
 static void on_tick(struct timer *t, struct pt_regs *regs)
 {
+	rotate = true;
 	user_work_resched(true);
 }
 
@@ -178,7 +235,9 @@ void schedule(void)
 	int nr;
 
 	user_work_resched(false);
-	struct task *next = pick_next(prev, &nr);
+	bool wakeup_only = wakeup_pending && !rotate && prev && prev->state == TASK_RUNNING;
+	wakeup_pending = rotate = false;
+	struct task *next = wakeup_only ? preempting_sleeper(prev, &nr) : pick_next(prev, &nr);
 	arm_tick(nr);
 	if (next != prev)
 		switch_to(prev, next);
@@ -249,16 +308,20 @@ int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)
 	return ret;
 }
 
-/* The waker runs on, as on Linux (perf stat wakes its workload, then takes
- * its start time); the woken task gets the CPU when the waker sleeps, or at
- * the tick, armed now because two tasks may want the CPU. The next pick
- * disarms it again if only one does. */
 void sched_wakeup(void)
 {
 	uint64_t flags = irq_save();
 
-	if (current)
-		tick_start();
+	if (current) {
+		wakeup_pending = true;
+		user_work_resched(true);
+	}
 	irq_restore(flags);
+}
+
+void sched_yield(void)
+{
+	rotate = true;
+	schedule();
 }
 

@@ -120,7 +120,7 @@ long sys_set_tid_address(long uptr)
 
 long sys_sched_yield(void)
 {
-	schedule();	/* to the next runnable task, this one staying runnable */
+	sched_yield();
 	return 0;
 }
 

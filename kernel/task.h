@@ -70,6 +70,7 @@ struct task {
 	uint64_t sum_exec_tsc;		/* its CPU time until it last left the CPU */
 	uint64_t cputime_base_tsc;	/* on the CPU: its CPU time is rdtsc() - this */
 	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
+	int64_t vruntime_offset;	/* its virtual runtime less its CPU time (sched.c) */
 	uint64_t dead_threads_tsc;	/* the leader's: that of its exited threads */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */

@@ -24,6 +24,7 @@
 #include "../tsc.h"
 #include "../x86.h"
 #include <asm-generic/fcntl.h>
+#include "../sched.h"
 #include <linux/poll.h>
 
 #define MAX_INTERRUPTS	(~0ull)
@@ -264,6 +265,7 @@ static void run_pending(struct pt_regs *regs)
 		}
 		if (e->pending_wakeup) {
 			e->pending_wakeup = false;
+			sched_wakeup();	/* a poller of the ring may go on now */
 			/* taken whole: an NMI may set it again meanwhile */
 			int kill = __atomic_exchange_n(&e->pending_kill, 0, __ATOMIC_RELAXED);
 			if (kill)
