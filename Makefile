@@ -183,9 +183,10 @@ test: deps
 		--fuzz-seeds $(TEST_FUZZ_SEEDS) --fuzz-calls $(TEST_FUZZ_CALLS) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
 
-bench: deps $(KERNEL) $(USER_BENCH_PROGS) $(BUILD)/user/init
+bench: deps $(KERNEL) $(KERNEL32) $(USER_BENCH_PROGS) $(USER_WORKLOADS) $(BUILD)/user/init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
 		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/bench-logs
+	$(PYTHON) tests/qemu/perf_bench.py --kernel32 $(KERNEL32) --oracle-init $(BUILD)/user/init
 
 # ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
 # make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,
