@@ -28,14 +28,39 @@
 #define MAX_ARG_STRINGS		0x7fffffff
 #define ARG_MAX_BYTES		(STACK_MAX / 4)	/* Linux: a quarter of the stack limit */
 
+/* The absolute path of the file found as name in dir, symlinks resolved
+ * and no "." or ".." left, as Linux's d_path gives /proc/PID/exe and the
+ * MMAP records: exe gets TASK_EXE_LEN bytes at most. */
+static void found_path(const struct vfs_found *found, char *exe)
+{
+	long len = found->dir ? vfs_path_of(found->dir, exe, TASK_EXE_LEN) : -ENOENT;
+	size_t at = len > 1 ? (size_t)len - 1 : 0;
+
+	if (len < 0)
+		at = 0;
+	if (at == 1)
+		at = 0;			/* "/" */
+	size_t n = MIN(strlen(found->name), TASK_EXE_LEN - 2 - MIN(at, TASK_EXE_LEN - 2));
+	exe[at] = '/';
+	memcpy(exe + at + 1, found->name, n);
+	exe[at + 1 + n] = '\0';
+}
+
 /* The program file's bytes in one piece for the ELF loader (a RAM file's
- * frames are not contiguous): vmalloc'd, or NULL with *err set. */
-static void *read_program(int dirfd, const char *path, unsigned lookup, size_t *size, int *err)
+ * frames are not contiguous): vmalloc'd, or NULL with *err set; exe, if not
+ * NULL, gets its absolute path. */
+static void *read_program(int dirfd, const char *path, unsigned lookup, size_t *size, int *err,
+			  char *exe)
 {
 	struct inode *n;
+	struct vfs_found found = { 0 };
 
-	if ((*err = vfs_lookup_at(dirfd, path, lookup, &n)))
+	if ((*err = vfs_lookup_found(dirfd, path, lookup, &n, &found)))
 		return NULL;
+	if (exe)
+		found_path(&found, exe);
+	if (found.dir)
+		inode_put(found.dir);
 	void *image = NULL;
 	*err = !inode_is_reg(n) || !(n->mode & 0111) ? -EACCES : !n->size ? -ENOEXEC : 0;
 	if (!*err && !(image = vmalloc(n->size)))
@@ -68,24 +93,13 @@ static void reset_signals(struct signal_state *s)
 	s->altstack = (stack_t){ .ss_flags = SS_DISABLE };
 }
 
-static void set_exe(struct task *t, const char *path)
+/* The new image's names: its file's absolute path, and the last part of
+ * the path as given for comm (Linux's __set_task_comm of the filename). */
+static void set_exe(struct task *t, const char *exe, const char *path)
 {
-	char *abs = t->exe;
-	size_t at = 0;
-
-	if (path[0] != '/') {		/* relative to the cwd the walk started from */
-		long len = vfs_path_of(t->cwd ? t->cwd : vfs_root(), abs, sizeof(t->exe));
-		at = len > 1 ? (size_t)len - 1 : 0;
-		if (at == 1)
-			at = 0;		/* "/" */
-		if (at < sizeof(t->exe) - 1)
-			abs[at++] = '/';
-	}
-	size_t n = MIN(strlen(path), sizeof(t->exe) - 1 - at);
-	memcpy(abs + at, path, n);
-	abs[at + n] = '\0';
+	memcpy(t->exe, exe, TASK_EXE_LEN);
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	n = MIN(strlen(base), sizeof(t->comm) - 1);
+	size_t n = MIN(strlen(base), sizeof(t->comm) - 1);
 	memcpy(t->comm, base, n);
 	t->comm[n] = '\0';
 }
@@ -100,7 +114,8 @@ static int load(struct task *t, int dirfd, const char *path, unsigned lookup,
 {
 	size_t size;
 	int err;
-	char *image = read_program(dirfd, path, lookup, &size, &err);
+	char exe[TASK_EXE_LEN];
+	char *image = read_program(dirfd, path, lookup, &size, &err, exe);
 
 	if (!image)
 		return err;
@@ -115,7 +130,7 @@ static int load(struct task *t, int dirfd, const char *path, unsigned lookup,
 	size_t interp_size = 0;
 	err = elf_interp(image, size, interp_path, sizeof(interp_path));
 	if (err == 1) {
-		interp = read_program(AT_FDCWD, interp_path, LOOKUP_FOLLOW, &interp_size, &err);
+		interp = read_program(AT_FDCWD, interp_path, LOOKUP_FOLLOW, &interp_size, &err, NULL);
 		if (!interp) {
 			vfree(image);
 			return err == -EACCES ? -ELIBBAD : err;
@@ -146,7 +161,7 @@ static int load(struct task *t, int dirfd, const char *path, unsigned lookup,
 		uspace_activate(us);
 	if (old)
 		uspace_put(old);
-	set_exe(t, path);
+	set_exe(t, exe, path);
 	return 0;
 }
 
