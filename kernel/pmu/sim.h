@@ -25,6 +25,7 @@ struct sim {
 	uint64_t since;			/* TSC where the running kernel stretch began */
 	bool in_user;			/* returned to user mode and not back yet */
 	bool halted;
+	bool delivering;		/* halted while its interrupt delivers a user-mode PMI */
 	uint64_t synced[RINGS];		/* ticks[] when the counters last caught up */
 	uint64_t sync_tsc;		/* the TSC of that catch-up */
 	/* the PMI */

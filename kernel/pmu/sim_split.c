@@ -160,6 +160,14 @@ static void split_at_entry(uint64_t tsc)
 	sim.since = tsc;
 }
 
+/* The model's clock stands still from here to the return to user mode, as
+ * while halted. */
+static void stop_clock(uint64_t now)
+{
+	sim.ticks[RING_KERNEL] = sim_kernel_ticks(now);
+	sim.halted = true;
+}
+
 static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
 {
 	split_at_entry(tsc);
@@ -167,12 +175,28 @@ static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
 	if (!sim.pmi_counters && !sim.timer.pending)
 		return;
 	sim_sync(rdtsc());
+	/* The model's own interrupt, come to deliver a user-mode overflow: its
+	 * bookkeeping (timer.c, the catch-ups, the re-arming) is no ring's
+	 * work, as halted time is not. Silicon counts only the NMI's entry in
+	 * ring 0 before the handler stops the PMU; here the ring-0 part is the
+	 * stretch from the return's catch-up to user mode. */
+	if (sim.pmi_pending && regs->vector == IRQ_VECTOR_TIMER && !sim.halted) {
+		stop_clock(rdtsc());
+		sim.delivering = true;
+	}
 	sim_rearm();	/* kernel-only counters count again, user-only ones stop */
 }
 
 static void sim_user_exit(struct pt_regs *unused)
 {
 	uint64_t abs = UINT64_MAX, rel = UINT64_MAX;
+
+	if (sim.delivering) {
+		sim.delivering = false;
+		sim_sync(rdtsc());
+		sim.since = rdtsc();
+		sim.halted = false;
+	}
 
 	if (!sim.pmi_counters && !sim.pmi_pending && !sim.timer.pending) {
 		sim.in_user = true;
@@ -236,9 +260,9 @@ void pmu_sim_halt(bool halting)
 	uint64_t flags = irq_save(), now = rdtsc();
 
 	sim_sync(now);
+	sim.delivering = false;	/* a halt ends the delivery's stretch */
 	if (halting) {
-		sim.ticks[RING_KERNEL] = sim_kernel_ticks(now);
-		sim.halted = true;
+		stop_clock(now);
 	} else {
 		sim.since = now;
 		sim.halted = false;
