@@ -14,7 +14,7 @@
  *    counter 2 (reference cycles) count, and only without EDGE, INV or
  *    CMASK; CPUID 0xA marks the other architectural events unavailable;
  *  - halted time counts in neither ring, and neither does the interrupt that
- *    ends a halt (sim_split.c);
+ *    ends a halt or the one that delivers a user-mode PMI (sim_split.c);
  *  - the PMI comes from the LAPIC timer, a maskable interrupt (sim_split.c);
  *  - user RDPMC traps and is emulated (sim_split.c);
  *  - reserved bits written to its MSRs are dropped, not a #GP; AnyThread is
