@@ -485,11 +485,19 @@ static const struct pmu_attr itrace_format[] = {
 	{ NULL, NULL },
 };
 
+/* What perf list shows for it: the trace of user instructions with the
+ * default flush period, as itrace/instructions/. */
+static const struct pmu_attr itrace_events[] = {
+	{ "instructions", "period=0" },
+	{ NULL, NULL },
+};
+
 static struct pmu itrace_pmu = {
 	.name = PMUOS_ITRACE_PMU_NAME,
 	.type = -1,
 	.capabilities = PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_AUX_OUTPUT,
 	.format = itrace_format,
+	.events = itrace_events,
 	.event_init = itrace_event_init,
 	.add = itrace_add,
 	.del = itrace_del,

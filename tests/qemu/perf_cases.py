@@ -164,8 +164,8 @@ def check_script_forks(out, status, seen):
 
 
 def check_list(out, status, seen):
-    need = ["cpu/instructions/", "cpu/cpu-cycles/", "persistent/p", "task-clock",
-            "cpu/t1=v1"]
+    need = ["cpu/instructions/", "cpu/cpu-cycles/", "itrace/instructions/", "persistent/p",
+            "task-clock", "cpu/t1=v1"]
     missing = [n for n in need if n not in out]
     return "" if not missing else f"perf list lacks {missing}"
 
