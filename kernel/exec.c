@@ -104,6 +104,19 @@ static void set_exe(struct task *t, const char *exe, const char *path)
 	t->comm[n] = '\0';
 }
 
+void exec_file_id(const struct task *t, uint32_t *dev, uint64_t *ino)
+{
+	struct inode *n;
+
+	*dev = 0;
+	*ino = 0;
+	if (!vfs_walk(vfs_root(), t->exe, LOOKUP_FOLLOW, &n)) {
+		*dev = n->sb->dev;
+		*ino = n->ino;
+		inode_put(n);
+	}
+}
+
 /* "#!interpreter [one argument]": the new argument vector is the
  * interpreter, its argument, the script's path, then argv[1..]. */
 static int script(struct task *t, int dirfd, const char *path, const char *image, size_t size,

@@ -16,3 +16,6 @@ int exec_into(struct task *t, const char *path, const struct exec_args *args,
  * following a final symlink). */
 int exec_at(struct task *t, int dirfd, const char *path, unsigned lookup,
 	    const struct exec_args *args, struct pt_regs *regs);
+/* The program file's device and inode (/proc/PID/maps, MMAP2), looked up
+ * by its path now; 0 and 0 if it is gone. */
+void exec_file_id(const struct task *t, uint32_t *dev, uint64_t *ino);

@@ -3,6 +3,7 @@
  * root and fd links, fdinfo), found through task_by_pid at every use. */
 #include "proc.h"
 #include "../clock.h"
+#include "../exec.h"
 #include "../fd.h"
 #include "../task.h"
 #include "../tsc.h"
@@ -280,20 +281,6 @@ static void map_line(struct seq *s, const struct task *t, const struct vma *v,
 	seq_write(s, "\n", 1);
 }
 
-/* The program file's device and inode, as looked up now. */
-static void exe_id(const struct task *t, uint32_t *dev, uint64_t *ino)
-{
-	struct inode *n;
-
-	*dev = 0;
-	*ino = 0;
-	if (!vfs_walk(vfs_root(), t->exe, LOOKUP_FOLLOW, &n)) {
-		*dev = n->sb->dev;
-		*ino = n->ino;
-		inode_put(n);
-	}
-}
-
 static int maps_show(const struct proc_node *n, struct seq *s)
 {
 	struct task *t = task_of(n);
@@ -302,7 +289,7 @@ static int maps_show(const struct proc_node *n, struct seq *s)
 
 	if (!t)
 		return -ESRCH;
-	exe_id(t, &dev, &ino);
+	exec_file_id(t, &dev, &ino);
 	for (struct vma *v = t->us->vmas; v; v = v->next)
 		map_line(s, t, v, dev, ino);
 	return 0;
@@ -316,7 +303,7 @@ static int smaps_show(const struct proc_node *n, struct seq *s)
 
 	if (!t)
 		return -ESRCH;
-	exe_id(t, &dev, &ino);
+	exec_file_id(t, &dev, &ino);
 	for (struct vma *v = t->us->vmas; v; v = v->next) {
 		unsigned long size = (v->end - v->start) / 1024;
 		unsigned long rss = resident_pages(t->us, v->start, v->end) * (PAGE_SIZE / 1024);

@@ -5,6 +5,7 @@
  * mapped before an event existed, a tool reads from /proc/PID/maps, as on
  * Linux. */
 #include "internal.h"
+#include "../exec.h"
 #include "../fd.h"
 #include "../fs/vfs.h"
 #include "../task.h"
@@ -176,7 +177,7 @@ static void mmap_output(struct perf_event *e, const void *arg)
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
 		/* MMAP2 only, up to prot and flags */
-		uint32_t maj, min;		/* no devices, no inodes here */
+		uint32_t maj, min;		/* the file's identity: 0:N, inode */
 		uint64_t ino, ino_generation;
 		uint32_t prot, flags;
 		char filename[MMAP_NAME_MAX];
@@ -198,6 +199,8 @@ static void mmap_output(struct perf_event *e, const void *arg)
 		const struct inode *n = ((struct file *)v->priv)->inode;
 		r.min = n->sb->dev;
 		r.ino = n->ino;
+	} else if (v->flags & VM_EXE) {
+		exec_file_id(a->t, &r.min, &r.ino);
 	}
 	char *at = (char *)&r + (e->attr.mmap2 ? offsetof(typeof(r), filename)
 					       : offsetof(typeof(r), maj));
