@@ -32,7 +32,7 @@ char *path_alloc(void)
 
 void path_free(char *buf)
 {
-	if (buf >= path_pool[0] && buf < path_pool[PATH_POOL]) {
+	if (buf >= path_pool[0] && buf < path_pool[0] + sizeof(path_pool)) {
 		unsigned i = (buf - path_pool[0]) / PATH_MAX_LEN;
 		assert(path_pool_used & 1u << i);
 		path_pool_used &= ~(1u << i);

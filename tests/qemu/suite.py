@@ -26,7 +26,7 @@ import run  # noqa: E402
 TTY_INPUT = {"stdin_data": run.typed(b"pmuos-tty-input\n"),
              "stdin_after": b"# tty: waiting for stdin"}
 RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox", "hostout",
-        "perf")
+        "perf", "clang")
 NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
 
 
@@ -262,6 +262,17 @@ def hostout_run(opts):
     return result, f"{HOSTOUT_SIZE} bytes and a line, boot to exit {secs:.1f} s"
 
 
+def clang_build(opts):
+    """The kernel builds with clang too (its own build folder beside the GCC one); the boots
+    above test the GCC build."""
+    build = os.path.join(os.path.dirname(os.path.abspath(opts.kernel)), "clang")
+    res = subprocess.run(["make", "-s", "-j2", f"BUILD={build}", "CC=clang",
+                          f"{build}/pmuos.elf"], cwd=os.path.dirname(os.path.dirname(HERE)),
+                         capture_output=True, text=True)
+    out = (res.stdout + res.stderr).strip()
+    return [ktap.Outcome("kernel built with clang", res.returncode == 0, out[-3000:])], ""
+
+
 def timed(fn, *args):
     start = time.monotonic()
     outcomes, note = fn(*args)
@@ -318,6 +329,7 @@ def main():
         "busybox": (busybox, opts),
         "hostout": (hostout_run, opts),
         "perf": (perf_run, opts),
+        "clang": (clang_build, opts),
     }
     prefixes = {"panic": "bios", "fail": "bios"}  # the negative runs boot SeaBIOS
     totals = [0, 0, 0]
