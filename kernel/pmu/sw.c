@@ -73,7 +73,8 @@ static __attribute__((noinline)) void sw_read_clock(struct perf_event *e)
 /* The common case first, without clock_now's tests: a running task-clock. */
 static void sw_read(struct perf_event *e)
 {
-	if (likely(e->attr.config == PERF_COUNT_SW_TASK_CLOCK && e->target_pid && current &&
+	/* A task's event runs only while its task is current. */
+	if (likely(e->attr.config == PERF_COUNT_SW_TASK_CLOCK && e->target_pid &&
 		   !(e->hw.state & PERF_HES_STOPPED))) {
 		uint64_t prev = __atomic_load_n(&e->hw.prev_count, __ATOMIC_RELAXED), now;
 		do {
