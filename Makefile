@@ -175,7 +175,7 @@ report:
 		--vmlinux $(abspath $(KERNEL)) --stdio $(REPORT_ARGS)
 
 test: deps
-	$(MAKE) all $(BUILD)/user/init $(BUILD)/user/fuzz $(UNIT_PROGS) $(USER_WORKLOADS)
+	$(MAKE) all $(BUILD)/user/init $(BUILD)/user/fuzz $(UNIT_PROGS) $(USER_WORKLOADS) $(PERF_TOOL)
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --kernel32 $(KERNEL32) --iso $(ISO) \
 		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) $(if $(RUNS),--runs $(RUNS)) \

@@ -266,7 +266,7 @@ def clang_build(opts):
     """The kernel builds with clang too (its own build folder beside the GCC one); the boots
     above test the GCC build."""
     build = os.path.join(os.path.dirname(os.path.abspath(opts.kernel)), "clang")
-    res = subprocess.run(["make", "-s", "-j2", f"BUILD={build}", "CC=clang",
+    res = subprocess.run(["make", "-s", f"BUILD={build}", "CC=clang",
                           f"{build}/pmuos.elf"], cwd=os.path.dirname(os.path.dirname(HERE)),
                          capture_output=True, text=True)
     out = (res.stdout + res.stderr).strip()
