@@ -14,6 +14,7 @@
 #include "fs/initramfs.h"
 #include "multiboot.h"
 #include "panic.h"
+#include "percpu.h"
 #include "printk.h"
 #include "perf/perf.h"
 #include "pmu/breakpoint.h"
@@ -44,8 +45,9 @@ static void print_banner(void)
 
 void kmain(uint32_t magic, uint32_t info_phys)
 {
+	percpu_init_boot();	// this CPU's struct cpu: the GS base
 	console_init();		// serial console
-	gdt_init();		// segments, TSS
+	gdt_init(this_cpu());	// segments, TSS
 	idt_init();		// exception and interrupt gates
 	multiboot_parse(magic, info_phys);	// memory map, modules
 	hostout_init();		// files to the host: COM2

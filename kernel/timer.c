@@ -4,13 +4,17 @@
 #include "apic.h"
 #include "cpu.h"
 #include "kernel.h"
+#include "percpu.h"
 #include "traps.h"
 #include "tsc.h"
 #include "x86.h"
 
 #define MSR_IA32_TSC_DEADLINE 0x6e0
 
-static struct timer *queue;
+/* Each CPU's queue, on its own LAPIC timer; a timer is queued and run on
+ * one CPU, the one that added it (interrupts off is the queue's lock). */
+static DEFINE_PER_CPU(struct timer *, timer_queue);
+#define queue (*this_cpu_ptr(&timer_queue))
 unsigned long timer_interrupts;
 long timers_pending;
 
