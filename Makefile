@@ -28,9 +28,9 @@ NASMFLAGS := -f elf64 -g -F dwarf
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
-KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm
+KERNEL_ASM := kernel/entry.asm kernel/trampoline.asm kernel/mm/copy_user.asm
 KERNEL_C := \
-	kernel/main.c kernel/percpu.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
@@ -123,7 +123,7 @@ iso: $(ISO)
 deps:
 	@sh tests/qemu/deps.sh
 
-# make run [PROG=static-binary] [ARGS="..."] [KTEST=1] [TIMEOUT=secs] [CMDLINE="..."]:
+# make run [PROG=static-binary] [ARGS="..."] [KTEST=1] [TIMEOUT=secs] [CMDLINE="..."] [SMP=n]:
 # QEMU loads the kernel and the program itself (no firmware menu, no ISO), the
 # self-tests only with KTEST=1; files the kernel sends to the host land in $(BUILD)/out.
 PROG ?=
@@ -131,11 +131,12 @@ ARGS ?=
 KTEST ?= 0
 TIMEOUT ?= 300
 CMDLINE ?=
+SMP ?= 1
 # ARGS reaches run.py through the environment (make exports command-line variables), so
 # quotes in it are the shell's to parse, once: ARGS="sh -c 'echo hi'" gives three words.
 run: deps $(KERNEL32) $(BUILD)/user/demo $(BUILD)/user/init
 	$(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
-		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
+		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out --smp $(SMP) \
 		--program '$(if $(PROG),$(PROG),$(BUILD)/user/demo)' --args "$$ARGS"
 
 test: deps

@@ -1,6 +1,7 @@
 /* The kernel's entry from boot/entry.asm: bring the machine up in order, test
  * it (unless ktest=0), run /init (which runs the run list), send /out to
  * the host, halt with init's status. */
+#include "acpi.h"
 #include "apic.h"
 #include "clock.h"
 #include "cmdline.h"
@@ -16,6 +17,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "smp.h"
 #include "perf/perf.h"
 #include "pmu/breakpoint.h"
 #include "pmu/itrace.h"
@@ -71,6 +73,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
 
 	printk("pmuos 0.1\n");
 	print_banner();
+	acpi_init();		// RSDP, MADT
+	smp_boot_aps();		// the other CPUs, parked idle
 	x86_pmu_init();		// hardware PMU, or its model (after itrace: entry_work order)
 	hw_breakpoint_init();	// breakpoint PMU: DR0-DR3
 	fs_init();		// initramfs, /dev, /proc, /sys
