@@ -45,6 +45,7 @@ struct cpu {
 	int id;				/* 0 .. nr_cpus - 1, in MADT order, the BSP first */
 	uint32_t apic_id;
 	volatile bool online;		/* up and parked in its idle loop (or the BSP) */
+	int nmi_nesting;		/* inside nmi_dispatch: in_nmi() */
 	uintptr_t percpu_offset;	/* per_cpu_ptr()'s: this CPU's copy of .bss.percpu */
 	struct task *curr;		/* the running task; NULL: the kernel's own loop */
 	uint64_t idle_rsp;		/* the scheduler loop's stack while a task runs */
@@ -97,6 +98,11 @@ static inline int smp_processor_id(void)
 	((__typeof__(ptr))((uintptr_t)(ptr) + this_cpu()->percpu_offset))
 
 #define current (this_cpu()->curr)
+
+static inline bool in_nmi(void)
+{
+	return this_cpu()->nmi_nesting > 0;
+}
 
 /* The boot CPU's struct, and the GS base pointed at it: kmain's first step. */
 void percpu_init_boot(void);

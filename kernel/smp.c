@@ -12,6 +12,8 @@
  * per-CPU PMU model state is zero) or hold perf events (perf_event_open
  * accepts cpu 0 only, and /sys/devices/system/cpu/online says 0). */
 #include "smp.h"
+#include "spinlock.h"
+#include "traps.h"
 #include "acpi.h"
 #include "apic.h"
 #include "cmdline.h"
@@ -27,6 +29,7 @@
 #include "tsc.h"
 #include "x86.h"
 #include "lib/string.h"
+#include <asm-generic/errno.h>
 #include "mm/frames.h"
 #include "mm/paging.h"
 #include "mm/vmalloc.h"
@@ -83,6 +86,8 @@ static uint64_t build_tables(void)
 }
 
 /* Halt until the timer fires or *flag is set (by the CPU being started). */
+static void call_function_interrupt(struct pt_regs *regs);
+
 static void on_delay(struct timer *t, struct pt_regs *regs)
 {
 }
@@ -107,6 +112,7 @@ static void __noreturn smp_ap_entry(struct cpu *c)
 {
 	write_cr3(kernel_pml4_phys);
 	gdt_init(c);		// segments, TSS, GS base
+	assert(this_cpu() == c);
 	idt_load();		// the one IDT
 	cpu_init_features();	// NX, SMEP, SMAP, SSE
 	syscall_init_cpu();	// SYSCALL MSRs
@@ -161,6 +167,7 @@ void smp_boot_aps(void)
 	bool stuck = false;
 
 	bsp->apic_id = apic_id();
+	irq_register(IRQ_VECTOR_CALL_FUNCTION, call_function_interrupt);
 	for (int i = 0; i < acpi_madt.nr_cpus && (unsigned long)nr_cpus < MIN(max, NR_CPUS); i++) {
 		uint32_t id = acpi_madt.apic_ids[i];
 		if (id == bsp->apic_id)
@@ -196,4 +203,74 @@ void smp_boot_aps(void)
 	for (int i = 0; i < nr_cpus; i++)
 		printk("%sAPIC id %u", i ? ", " : "", cpus[i]->apic_id);
 	printk(")%s\n", nr_cpus > 1 ? "; CPUs past 0 idle: no tasks or events run there yet" : "");
+}
+
+/* ---- calls on another CPU ---- */
+
+struct smp_call {
+	void (*fn)(void *arg);
+	void *arg;
+	bool done;
+};
+
+/* Each CPU's mailbox: one request at a time, the lock held by its sender
+ * from posting it until it is done. */
+struct call_box {
+	struct spinlock lock;
+	struct smp_call *req;
+	unsigned long taken;
+};
+static DEFINE_PER_CPU(struct call_box, call_box);
+
+/* Run the request posted to this CPU, if any (interrupts off). */
+static void run_posted_call(void)
+{
+	struct call_box *box = this_cpu_ptr(&call_box);
+	struct smp_call *req = __atomic_load_n(&box->req, __ATOMIC_ACQUIRE);
+
+	if (!req)
+		return;
+	box->req = NULL;
+	box->taken++;
+	req->fn(req->arg);
+	__atomic_store_n(&req->done, true, __ATOMIC_RELEASE);
+}
+
+static void call_function_interrupt(struct pt_regs *regs)
+{
+	run_posted_call();
+}
+
+int smp_call_function_single(int cpu, void (*fn)(void *arg), void *arg)
+{
+	assert(!in_nmi());
+	if (cpu < 0 || cpu >= nr_cpus || !cpus[cpu] || !cpus[cpu]->online)
+		return -ENXIO;
+	uint64_t flags = irq_save();
+	if (cpu == smp_processor_id()) {
+		fn(arg);
+		irq_restore(flags);
+		return 0;
+	}
+	struct call_box *box = per_cpu_ptr(&call_box, cpu);
+	struct smp_call req = { .fn = fn, .arg = arg };
+
+	/* Interrupts stay off: a task switch while the box is held would
+	 * leave the next sender spinning on this CPU. */
+	while (!spin_trylock(&box->lock))
+		run_posted_call();	/* another sender holds it: take our own calls */
+	__atomic_store_n(&box->req, &req, __ATOMIC_RELEASE);
+	apic_send_ipi(cpus[cpu]->apic_id, APIC_DM_FIXED | IRQ_VECTOR_CALL_FUNCTION);
+	while (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE)) {
+		run_posted_call();
+		pause();
+	}
+	spin_unlock(&box->lock);
+	irq_restore(flags);
+	return 0;
+}
+
+unsigned long smp_calls_taken(int cpu)
+{
+	return per_cpu_ptr(&call_box, cpu)->taken;
 }
