@@ -1,6 +1,6 @@
 # pmuos: a bare-metal x86-64 kernel that gives programs the Linux perf_event ABI.
 # make            the kernel (and its ELF32 copy for QEMU -kernel), the userland and the BIOS+UEFI ISO
-# make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU
+# make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU (SMP=n: n CPUs)
 # make test       self-tests and the userland suite on pmuos (BIOS, UEFI) and Linux
 # make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
 # make bench      cost figures in guest instructions, pmuos against Linux
@@ -22,6 +22,9 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-isystem $(BUILD)/uapi -Iinclude -Iinclude/uapi
+# Spinlock checks (kernel/spinlock.h): a lock in NMI context, a lock taken twice.
+LOCK_DEBUG ?= 1
+KERNEL_CFLAGS += -DLOCK_DEBUG=$(LOCK_DEBUG)
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
 KERNEL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-toplevel-reorder)
 NASMFLAGS := -f elf64 -g -F dwarf
