@@ -140,13 +140,15 @@ X86_EFLAGS_TF equ 1 << 8
 ; the stamps' instruction counts see one SWAPGS on the way out only.
 ; Ordinary vectors decide by the saved CS: they cannot arrive while the
 ; kernel runs with the user's GS (the SYSCALL entry and the exits keep
-; interrupts off there, and touch no memory that could fault or hit a
-; breakpoint). NMI, #DF and #MC can (vectors 2, 8, 18, the "paranoid" ones):
-; they read the GS base itself, which is a kernel address exactly when it
-; is the kernel's (arch_prctl refuses kernel addresses and CR4.FSGSBASE is
-; off, so user mode cannot set one), and swap back on their way out only
-; if they swapped on their way in.
-%define PARANOID(v) ((v) == 2 || (v) == 8 || (v) == 18)
+; interrupts off there and touch no memory that could fault). NMI, #DF, #MC
+; and #DB can (vectors 2, 8, 18 and 1, the "paranoid" ones; #DB through a
+; kernel data breakpoint on the stack IRETQ reads): they read the GS base
+; itself, which is a kernel address exactly when it is the kernel's
+; (arch_prctl refuses kernel addresses and CR4.FSGSBASE is off, so user
+; mode cannot set one), and swap back on their way out only if they
+; swapped on their way in. Their entry stamp comes before the test, as the
+; others', so the stamps' counts are the same on both paths.
+%define PARANOID(v) ((v) == 1 || (v) == 2 || (v) == 8 || (v) == 18)
 
 section .text
 

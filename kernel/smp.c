@@ -85,13 +85,13 @@ static uint64_t build_tables(void)
 	return tables[0];
 }
 
-/* Halt until the timer fires or *flag is set (by the CPU being started). */
 static void call_function_interrupt(struct pt_regs *regs);
 
 static void on_delay(struct timer *t, struct pt_regs *regs)
 {
 }
 
+/* Halt until the timer fires or *flag is set (by the CPU being started). */
 static void wait_ns(uint64_t ns, volatile bool *flag)
 {
 	struct timer t = { .fn = on_delay };
@@ -117,10 +117,12 @@ static void __noreturn smp_ap_entry(struct cpu *c)
 	cpu_init_features();	// NX, SMEP, SMAP, SSE
 	syscall_init_cpu();	// SYSCALL MSRs
 	apic_init_cpu();	// its LAPIC
-	c->apic_id = apic_id();
+	assert(apic_id() == c->apic_id);	/* the MADT's id is the CPU's */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	/* The idle loop with nothing to do: no task, no timer. An interrupt
-	 * (the IPI vector reserved in traps.h) is the only way out. */
+	/* The idle loop with nothing to do: no task, no timer (its LAPIC
+	 * timer is masked and its timer queue unused until the scheduling
+	 * step sets them up). An IPI (IRQ_VECTOR_CALL_FUNCTION) is the only
+	 * interrupt it takes. */
 	for (;;)
 		sti_hlt();
 }
