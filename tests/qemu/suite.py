@@ -190,7 +190,41 @@ def smp_run(opts):
         save(opts.log_dir, "smp4-direct", log)
         result += [o._replace(name=f"-smp 4 direct: {o.name}")
                    for o in ktap.evaluate(log, code, timed_out)]
-    return result, "GRUB -smp 2 and 4, direct -smp 4 with the programs"
+    result += smp_determinism(opts)
+    return result, "GRUB -smp 2 and 4, direct -smp 4 with the programs, icount determinism"
+
+
+# Programs whose output depends on exact instruction timing (sample positions, records lost).
+DETERMINISM_PROGRAMS = ("perf_count", "perf_sample")
+
+
+def smp_determinism(opts):
+    """Under -icount the idle APs must not move CPU 0's clock: two -smp 2 boots give the same
+    serial output byte for byte, and a -smp 1 boot the same but for the lines about CPUs."""
+    progs = [p for p in opts.programs if os.path.basename(p[0]) in DETERMINISM_PROGRAMS]
+    if not progs:
+        return [ktap.Outcome("determinism", True, "no perf_count or perf_sample given",
+                             skipped=True)]
+    logs = {}
+    for name, cpus in (("smp1-a", 1), ("smp2-a", 2), ("smp2-b", 2)):
+        log, code, timed_out, _, _ = run.boot_direct(opts.kernel32, progs,
+                                                     f"{opts.cmdline} ktest=0", None,
+                                                     opts.timeout, smp=cpus)
+        save(opts.log_dir, f"determinism-{name}", log)
+        logs[name] = log
+        if code != 1 or timed_out:  # `== halt status=0` exits QEMU with (0 << 1) | 1
+            return [ktap.Outcome(f"determinism: {name} boot", False,
+                                 f"QEMU exit code {code}, timed out {timed_out}")]
+
+    def cpu_lines_out(text):
+        return [line for line in text.splitlines()
+                if not line.startswith(("pmuos: ACPI:", "pmuos: SMP:"))]
+    same2 = logs["smp2-a"] == logs["smp2-b"]
+    same1 = cpu_lines_out(logs["smp1-a"]) == cpu_lines_out(logs["smp2-a"])
+    return [ktap.Outcome("determinism: -smp 2 twice, byte for byte", same2,
+                         "" if same2 else "the two -smp 2 logs differ (build/test-logs)"),
+            ktap.Outcome("determinism: -smp 1 and -smp 2 but the CPU lines", same1,
+                         "" if same1 else "the -smp 1 and -smp 2 logs differ (build/test-logs)")]
 
 
 def smp_uefi_run(opts):
