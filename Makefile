@@ -147,6 +147,7 @@ test: deps
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --kernel32 $(KERNEL32) --iso $(ISO) \
 		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) $(if $(RUNS),--runs $(RUNS)) \
+		$(if $(TEST_TIMEOUT),--timeout $(TEST_TIMEOUT)) \
 		--unit-dir $(BUILD)/unit --fuzz-program $(BUILD)/user/fuzz \
 		--fuzz-seeds $(TEST_FUZZ_SEEDS) --fuzz-calls $(TEST_FUZZ_CALLS) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
@@ -163,6 +164,9 @@ CALLS ?= 100000
 FUZZ_ARGS ?=
 TEST_FUZZ_SEEDS ?= 1,2,3,4
 TEST_FUZZ_CALLS ?= 50000
+# Seconds per boot before a run counts as hung (suite.py: 120); more on a loaded host,
+# where OVMF and the Linux oracle boot several times slower: make test TEST_TIMEOUT=400.
+TEST_TIMEOUT ?=
 fuzz: deps $(KERNEL) $(BUILD)/user/fuzz $(BUILD)/user/init
 	$(PYTHON) tests/qemu/fuzz.py --kernel $(KERNEL) --program $(BUILD)/user/fuzz \
 		$(if $(SEED),--seed $(SEED)) --calls $(CALLS) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)') \

@@ -196,7 +196,7 @@ trap_return:
 	add rsp, 16			; vector and error code
 	iretq
 
-; NMI, #DF, #MC: EBX (callee-saved, so kept across trap_dispatch) says
+; NMI, #DF, #MC, #DB: EBX (callee-saved, so kept across trap_dispatch) says
 ; whether this entry swapped GS.
 paranoid_common:
 	PUSH_REGS
@@ -226,7 +226,7 @@ paranoid_common:
 
 ; A full frame's return to user mode, interrupts off, the exit work done:
 ; SYSRET when EAX says it may, else IRET. Both tails after EXIT_STAMP are
-; 17 instructions (USER_RETURN_INSNS).
+; 18 instructions (USER_RETURN_INSNS).
 return_to_user:
 	mov qword [rsp + PT_VECTOR], 0	; no longer a complete syscall frame (see .slow_exit)
 	test eax, eax

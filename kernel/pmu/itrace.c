@@ -21,8 +21,8 @@
  * sigreturn and the sample registers see the program's own. A program
  * that sets TF itself still gets SIGTRAP, traced or not.
  *
- * The fast path: most steps end in itrace_debug_entry, a #DB stub of 20
- * instructions that appends a one-byte packet to the open block (23 when it
+ * The fast path: most steps end in itrace_debug_entry, a #DB stub of 22
+ * instructions that appends a one-byte packet to the open block (25 when it
  * opens the next block with FULL) and returns; the rest (a far jump, a full
  * buffer, the program's own TF, a kernel-mode #DB) go on to entry.asm's
  * stub and itrace_debug_trap. The simulated PMU never sees the stub's
