@@ -1,6 +1,6 @@
 # pmuos: a bare-metal x86-64 kernel that gives programs the Linux perf_event ABI.
 # make            the kernel (and its ELF32 copy for QEMU -kernel), the userland and the BIOS+UEFI ISO
-# make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU
+# make run        boot the demo (or PROG=static-binary ARGS="...") in QEMU (SMP=n: n CPUs)
 # make test       self-tests and the userland suite on pmuos (BIOS, UEFI) and Linux
 # make debug      QEMU halted with a gdb stub; gdb -x build/gdbinit
 # make bench      cost figures in guest instructions, pmuos against Linux
@@ -23,15 +23,18 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-isystem $(BUILD)/uapi -Iinclude -Iinclude/uapi
+# Spinlock checks (kernel/spinlock.h): a lock in NMI context, a lock taken twice.
+LOCK_DEBUG ?= 1
+KERNEL_CFLAGS += -DLOCK_DEBUG=$(LOCK_DEBUG)
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
 KERNEL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-toplevel-reorder)
 NASMFLAGS := -f elf64 -g -F dwarf
 KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
-KERNEL_ASM := kernel/entry.asm kernel/mm/copy_user.asm
+KERNEL_ASM := kernel/entry.asm kernel/trampoline.asm kernel/mm/copy_user.asm
 KERNEL_C := \
-	kernel/main.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
@@ -53,7 +56,7 @@ KERNEL_C := \
 	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \
 	kernel/perf/ioctl.c kernel/perf/mmap.c kernel/perf/overflow.c kernel/pmu/sw.c \
 	kernel/pmu/x86.c kernel/pmu/probe.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_split.c kernel/test/pmu.c \
-	kernel/test/mm.c kernel/test/cpu.c kernel/test/perf.c \
+	kernel/test/mm.c kernel/test/cpu.c kernel/test/smp.c kernel/test/perf.c \
 	kernel/perf/ring.c kernel/test/ring.c \
 	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
 	kernel/perf/persistent.c kernel/perf/inherit.c \
@@ -124,7 +127,7 @@ iso: $(ISO)
 deps:
 	@sh tests/qemu/deps.sh
 
-# make run [PROG=static-binary] [ARGS="..."] [KTEST=1] [TIMEOUT=secs] [CMDLINE="..."]:
+# make run [PROG=static-binary] [ARGS="..."] [KTEST=1] [TIMEOUT=secs] [CMDLINE="..."] [SMP=n]:
 # QEMU loads the kernel and the program itself (no firmware menu, no ISO), the
 # self-tests only with KTEST=1; files the kernel sends to the host land in $(BUILD)/out.
 PROG ?=
@@ -132,11 +135,12 @@ ARGS ?=
 KTEST ?= 0
 TIMEOUT ?= 300
 CMDLINE ?=
+SMP ?= 1
 # ARGS reaches run.py through the environment (make exports command-line variables), so
 # quotes in it are the shell's to parse, once: ARGS="sh -c 'echo hi'" gives three words.
 run: deps $(KERNEL32) $(BUILD)/user/demo $(BUILD)/user/init
 	$(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
-		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
+		--cmdline 'ktest=$(KTEST) $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out --smp $(SMP) \
 		--program '$(if $(PROG),$(PROG),$(BUILD)/user/demo)' --args "$$ARGS"
 
 # ---- the perf tool inside pmuos (tests/qemu/perf_tool.py builds it once into a cache) ----
@@ -179,6 +183,7 @@ test: deps
 	$(PYTHON) tests/qemu/suite.py --kernel $(KERNEL) --kernel32 $(KERNEL32) --iso $(ISO) \
 		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/test-logs \
 		$(if $(NO_ORACLE),--no-oracle) $(if $(RUNS),--runs $(RUNS)) \
+		$(if $(TEST_TIMEOUT),--timeout $(TEST_TIMEOUT)) \
 		--unit-dir $(BUILD)/unit --fuzz-program $(BUILD)/user/fuzz \
 		--fuzz-seeds $(TEST_FUZZ_SEEDS) --fuzz-calls $(TEST_FUZZ_CALLS) \
 		$(foreach p,$(USER_TEST_PROGS),--program '$(call module_arg,$(p))')
@@ -196,6 +201,9 @@ CALLS ?= 100000
 FUZZ_ARGS ?=
 TEST_FUZZ_SEEDS ?= 1,2,3,4
 TEST_FUZZ_CALLS ?= 50000
+# Seconds per boot before a run counts as hung (suite.py: 120); more on a loaded host,
+# where OVMF and the Linux oracle boot several times slower: make test TEST_TIMEOUT=400.
+TEST_TIMEOUT ?=
 fuzz: deps $(KERNEL) $(BUILD)/user/fuzz $(BUILD)/user/init
 	$(PYTHON) tests/qemu/fuzz.py --kernel $(KERNEL) --program $(BUILD)/user/fuzz \
 		$(if $(SEED),--seed $(SEED)) --calls $(CALLS) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)') \

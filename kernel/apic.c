@@ -46,21 +46,24 @@ bool apic_is_x2apic(void)
 	return x2apic;
 }
 
-void apic_send_self(uint32_t delivery_mode, uint8_t vector)
+void apic_send_ipi(uint32_t dest, uint32_t icr)
 {
-	uint32_t dest = apic_id();
-
 	if (x2apic) {
 		/* One 64-bit write; no delivery-status bit (SDM Vol. 3A 11.12.9). */
-		wrmsr(X2APIC_MSR(APIC_ICR), (uint64_t)dest << 32 | delivery_mode | vector);
+		wrmsr(X2APIC_MSR(APIC_ICR), (uint64_t)dest << 32 | icr);
 		return;
 	}
 	uint64_t flags = irq_save();
 	apic_write(APIC_ICR_HIGH, dest << 24);
-	apic_write(APIC_ICR, delivery_mode | vector);
+	apic_write(APIC_ICR, icr);
 	while (apic_read(APIC_ICR) & APIC_ICR_BUSY)
 		pause();
 	irq_restore(flags);
+}
+
+void apic_send_self(uint32_t delivery_mode, uint8_t vector)
+{
+	apic_send_ipi(apic_id(), delivery_mode | vector);
 }
 
 void apic_init(void)
@@ -68,13 +71,22 @@ void apic_init(void)
 	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
 
 	x2apic = cpu_caps.x2apic;
-	if (x2apic) {
-		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE | APIC_BASE_X2APIC);
-	} else {
-		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE);
+	if (!x2apic) {
+		/* Every CPU sees its own LAPIC at the same address: one mapping. */
 		xapic = ioremap(base & APIC_BASE_ADDR, 4096);
 		assert(xapic);
 	}
+	apic_init_cpu();
+}
+
+void apic_init_cpu(void)
+{
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+
+	if (x2apic)
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE | APIC_BASE_X2APIC);
+	else
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE);
 	apic_write(APIC_TPR, 0);
 	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
 	apic_write(APIC_LVT_THERMAL, APIC_LVT_MASKED);

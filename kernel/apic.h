@@ -27,6 +27,9 @@
 #define APIC_LVT_MASKED		(1u << 16)
 #define APIC_DM_FIXED		(0u << 8)
 #define APIC_DM_NMI		(4u << 8)
+#define APIC_DM_INIT		(5u << 8)
+#define APIC_DM_STARTUP		(6u << 8)
+#define APIC_ICR_LEVEL_ASSERT	(1u << 14)
 #define APIC_ICR_BUSY		(1u << 12)
 #define APIC_TIMER_ONESHOT	(0u << 17)
 #define APIC_TIMER_TSC_DEADLINE	(2u << 17)
@@ -34,6 +37,9 @@
 
 void pic_disable(void);
 void apic_init(void);
+/* This CPU's LAPIC on, its LVTs masked: apic_init's second half, which each
+ * application processor runs for itself. */
+void apic_init_cpu(void);
 uint32_t apic_read(uint32_t reg);
 void apic_write(uint32_t reg, uint32_t v);
 void apic_eoi(void);
@@ -42,3 +48,6 @@ bool apic_is_x2apic(void);
 /* An IPI to this CPU by its own APIC ID (the Self shorthand is not valid for
  * NMI delivery, SDM Vol. 3A 11.6.1). */
 void apic_send_self(uint32_t delivery_mode, uint8_t vector);
+/* An IPI to the LAPIC dest (xAPIC: 8 bits, x2APIC: 32), icr the low ICR
+ * word (delivery mode, level, vector; SDM Vol. 3A 11.6.1). */
+void apic_send_ipi(uint32_t dest, uint32_t icr);

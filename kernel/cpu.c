@@ -108,7 +108,12 @@ void cpu_init(void)
 {
 	probe_vendor(&cpu_caps);
 	probe_pmu(&cpu_caps);
+	cpu_init_features();
+}
 
+/* Every CPU: the boot CPU's probe decides (the same model on every core). */
+void cpu_init_features(void)
+{
 	if (cpu_caps.nx)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 	/* SSE for user programs: no x87 emulation, FXSAVE and #XM enabled. */

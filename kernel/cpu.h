@@ -55,4 +55,7 @@ extern uint8_t smap_enabled;
 
 /* Probe CPUID; turn on NX, WP, global pages, SSE state, SMEP and SMAP. */
 void cpu_init(void);
+/* EFER.NXE, CR0 and CR4 as cpu_caps says: cpu_init's second half, which
+ * each application processor runs for itself. */
+void cpu_init_features(void);
 void cpu_print_banner(void);

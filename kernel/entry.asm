@@ -65,11 +65,15 @@ extern smap_enabled
 ; on: change the code below and they change with it.
 extern user_entry_work
 extern user_exit_work
-extern user_return_tsc
-extern user_return_timer_abs
-extern user_return_timer_rel
-extern user_return_timer_reg
-extern user_work
+; struct cpu (percpu.h) at GS:0 in the kernel, field by field
+CPU_KERNEL_RSP equ 8
+CPU_USER_RSP equ 16
+CPU_USER_WORK equ 24
+CPU_USER_RETURN_TSC equ 32
+CPU_USER_RETURN_TIMER_ABS equ 40
+CPU_USER_RETURN_TIMER_REL equ 48
+CPU_USER_RETURN_TIMER_REG equ 56
+MSR_GS_BASE equ 0xc0000101
 ; struct pt_regs (traps.h), slot by slot
 PT_R15 equ 0
 PT_R14 equ 1 * 8
@@ -94,9 +98,9 @@ PT_RFLAGS equ 19 * 8
 PT_RSP equ 20 * 8
 PT_SS equ 21 * 8
 TRAP_ENTRY_INSNS equ 3 + 15		; a stub, PUSH_REGS
-SYSCALL_ENTRY_INSNS equ 2 + 7 + 15	; the stack switch, the frame, PUSH_REGS
-USER_RETURN_INSNS equ 16 + 17		; EXIT_STAMP from RDTSC; POP_REGS, RSP, SYSRET/IRET
-USER_RETURN_AFTER_STORE equ 1 + 17	; its store; POP_REGS, RSP, SYSRET/IRET
+SYSCALL_ENTRY_INSNS equ 3 + 7 + 15	; SWAPGS and the stack switch, the frame, PUSH_REGS
+USER_RETURN_INSNS equ 16 + 18		; EXIT_STAMP from RDTSC; POP_REGS, RSP, SWAPGS, SYSRET/IRET
+USER_RETURN_AFTER_STORE equ 1 + 18	; its store; POP_REGS, RSP, SWAPGS, SYSRET/IRET
 X86_EFLAGS_TF equ 1 << 8
 
 ; RAX = the TSC, with every register saved already.
@@ -114,19 +118,37 @@ X86_EFLAGS_TF equ 1 << 8
 %macro EXIT_STAMP 0
 	ENTRY_STAMP				; 1-3
 	add rax, USER_RETURN_INSNS		; 4: the first user instruction's TSC
-	mov [rel user_return_tsc], rax		; 5
-	mov rcx, [rel user_return_timer_abs]	; 6
+	mov [gs:CPU_USER_RETURN_TSC], rax	; 5
+	mov rcx, [gs:CPU_USER_RETURN_TIMER_ABS]	; 6
 	sub rcx, rax				; 7
-	mov rdx, [rel user_return_timer_rel]	; 8
+	mov rdx, [gs:CPU_USER_RETURN_TIMER_REL]	; 8
 	cmp rcx, rdx				; 9
 	cmovg rcx, rdx				; 10
 	add rcx, USER_RETURN_AFTER_STORE	; 11
 	mov edx, 1				; 12
 	cmp rcx, rdx				; 13
 	cmovl rcx, rdx				; 14: at least 1: 0 stops a LAPIC timer
-	mov rdx, [rel user_return_timer_reg]	; 15: the timer's count register, or a dummy
+	mov rdx, [gs:CPU_USER_RETURN_TIMER_REG]	; 15: the timer's count register, or a dummy
 	mov [rdx], ecx				; 16
 %endmacro
+
+; ---- The GS base (percpu.h) ----
+; In the kernel GS points at the CPU's struct cpu; in user mode it is the
+; user's (arch_prctl ARCH_SET_GS), and IA32_KERNEL_GS_BASE holds the other.
+; Every entry from user mode swaps them with SWAPGS, every return swaps them
+; back, always after the entry stamp and before the exit's ring change, so
+; the stamps' instruction counts see one SWAPGS on the way out only.
+; Ordinary vectors decide by the saved CS: they cannot arrive while the
+; kernel runs with the user's GS (the SYSCALL entry and the exits keep
+; interrupts off there and touch no memory that could fault). NMI, #DF, #MC
+; and #DB can (vectors 2, 8, 18 and 1, the "paranoid" ones; #DB through a
+; kernel data breakpoint on the stack IRETQ reads): they read the GS base
+; itself, which is a kernel address exactly when it is the kernel's
+; (arch_prctl refuses kernel addresses and CR4.FSGSBASE is off, so user
+; mode cannot set one), and swap back on their way out only if they
+; swapped on their way in. Their entry stamp comes before the test, as the
+; others', so the stamps' counts are the same on both paths.
+%define PARANOID(v) ((v) == 1 || (v) == 2 || (v) == 8 || (v) == 18)
 
 section .text
 
@@ -140,7 +162,11 @@ isr_stub_ %+ v:
 	nop				; every stub three instructions: TRAP_ENTRY_INSNS
 %endif
 	push v
+%if PARANOID(v)
+	jmp paranoid_common
+%else
 	jmp trap_common
+%endif
 %assign v v + 1
 %endrep
 
@@ -148,6 +174,10 @@ trap_common:
 	PUSH_REGS
 	ENTRY_STAMP			; before CLEAR_AC: its length depends on SMAP
 	lea rsi, [rax - TRAP_ENTRY_INSNS]	; the entry's TSC
+	test byte [rsp + PT_CS], 3
+	jz .kernel_gs
+	swapgs
+.kernel_gs:
 	CLEAR_AC
 	cld
 	mov rdi, rsp
@@ -166,9 +196,37 @@ trap_return:
 	add rsp, 16			; vector and error code
 	iretq
 
+; NMI, #DF, #MC, #DB: EBX (callee-saved, so kept across trap_dispatch) says
+; whether this entry swapped GS.
+paranoid_common:
+	PUSH_REGS
+	ENTRY_STAMP
+	lea rsi, [rax - TRAP_ENTRY_INSNS]
+	mov ecx, MSR_GS_BASE
+	rdmsr				; EDX = the base's high half
+	xor ebx, ebx
+	test edx, edx
+	js .kernel_gs			; a kernel address: the kernel's GS already
+	swapgs
+	mov ebx, 1
+.kernel_gs:
+	CLEAR_AC
+	cld
+	mov rdi, rsp
+	call trap_dispatch
+	test byte [rsp + PT_CS], 3
+	jnz trap_return			; from user mode: it swapped, the exit swaps back
+	test ebx, ebx
+	jz .no_swap
+	swapgs				; interrupted the kernel with the user's GS
+.no_swap:
+	POP_REGS
+	add rsp, 16
+	iretq
+
 ; A full frame's return to user mode, interrupts off, the exit work done:
 ; SYSRET when EAX says it may, else IRET. Both tails after EXIT_STAMP are
-; 17 instructions (USER_RETURN_INSNS).
+; 18 instructions (USER_RETURN_INSNS).
 return_to_user:
 	mov qword [rsp + PT_VECTOR], 0	; no longer a complete syscall frame (see .slow_exit)
 	test eax, eax
@@ -176,11 +234,13 @@ return_to_user:
 	EXIT_STAMP
 	POP_REGS			; RCX = RIP and R11 = RFLAGS, as checked
 	mov rsp, [rsp + 40]		; the user RSP (after vector, error, rip, cs, rflags)
+	swapgs
 	o64 sysret
 .iret:
 	EXIT_STAMP
 	POP_REGS
 	add rsp, 16
+	swapgs
 	iretq
 
 section .rodata
@@ -194,8 +254,8 @@ isr_stubs:
 %endrep
 
 ; SYSCALL (SDM Vol. 2B): RCX = user RIP, R11 = user RFLAGS, RSP still the
-; user's; SFMASK has cleared IF, TF, DF and AC. One CPU and no per-CPU data,
-; so plain variables hold the stacks and no SWAPGS is needed.
+; user's; SFMASK has cleared IF, TF, DF and AC. SWAPGS first: the CPU's
+; struct cpu holds the kernel stack and a slot for the user RSP.
 ;
 ; Two entries (entry_work.c points MSR_LSTAR at one): syscall_entry_full
 ; builds the whole struct pt_regs and runs the entry and exit work in C
@@ -212,21 +272,18 @@ extern syscall_full
 extern syscall_exit_full
 extern syscall_fast_table
 extern unknown_syscall
-extern syscall_kernel_rsp
 GDT_USER_DS equ 0x2b
 GDT_USER_CS equ 0x33
 NR_SYSCALLS equ 512
 
-section .bss
-syscall_user_rsp: resq 1
-
 section .text
 global syscall_entry_full
 syscall_entry_full:
-	mov [rel syscall_user_rsp], rsp
-	mov rsp, [rel syscall_kernel_rsp]
+	swapgs
+	mov [gs:CPU_USER_RSP], rsp
+	mov rsp, [gs:CPU_KERNEL_RSP]
 	push GDT_USER_DS		; the same frame an interrupt from user mode builds
-	push qword [rel syscall_user_rsp]
+	push qword [gs:CPU_USER_RSP]
 	push r11
 	push GDT_USER_CS
 	push rcx
@@ -258,10 +315,11 @@ syscall_entry_full:
 
 global syscall_entry
 syscall_entry:
-	mov [rel syscall_user_rsp], rsp
-	mov rsp, [rel syscall_kernel_rsp]
+	swapgs
+	mov [gs:CPU_USER_RSP], rsp
+	mov rsp, [gs:CPU_KERNEL_RSP]
 	push GDT_USER_DS
-	push qword [rel syscall_user_rsp]	; RSP = the frame's RSP slot
+	push qword [gs:CPU_USER_RSP]	; RSP = the frame's RSP slot
 	mov [rsp + PT_RFLAGS - PT_RSP], r11
 	mov [rsp + PT_RIP - PT_RSP], rcx
 	mov [rsp + PT_ERROR - PT_RSP], rax	; the number, for a restart
@@ -281,7 +339,7 @@ syscall_entry:
 	call [syscall_fast_table + rax * 8]
 .done:
 	cli
-	cmp dword [rel user_work], 0
+	cmp dword [gs:CPU_USER_WORK], 0
 	jne .slow_exit
 	mov rdi, [rsp + PT_RDI]
 	mov rsi, [rsp + PT_RSI]
@@ -292,6 +350,7 @@ syscall_entry:
 	mov rcx, [rsp + PT_RIP]
 	mov r11, [rsp + PT_RFLAGS]
 	mov rsp, [rsp + PT_RSP]
+	swapgs				; an NMI from here on finds the user's GS (paranoid_common)
 	o64 sysret
 .unknown:
 	sti

@@ -6,16 +6,13 @@
 #include "signal.h"
 #include "task.h"
 #include "traps.h"
+#include "percpu.h"
 #include "x86.h"
 
-volatile unsigned user_work;
 static unsigned next_bit = ENTRY_WORK_FIRST;
 static struct entry_work *subscribers;
 
-uint64_t user_return_tsc;
-int64_t user_return_timer_abs, user_return_timer_rel;
-static uint32_t no_timer;
-volatile uint32_t *user_return_timer_reg = &no_timer;
+static uint32_t no_timer;	/* every CPU's dummy: nothing reads it */
 
 void entry_work_register(struct entry_work *w)
 {
@@ -33,17 +30,17 @@ static void select_syscall_entry(void)
 	unsigned work;
 
 	do {	/* an NMI in between may have changed it */
-		work = user_work;
+		work = this_cpu()->user_work;
 		wrmsr(MSR_LSTAR, (uint64_t)(work & ~USER_WORK_EXIT_ONLY ? syscall_entry_full
 								     : syscall_entry));
-	} while (work != user_work);
+	} while (work != this_cpu()->user_work);
 }
 
 /* Atomic: the PMU's NMI handler turns the model's bit off and on. */
 void entry_work_set(struct entry_work *w, bool on)
 {
-	unsigned old = on ? __atomic_fetch_or(&user_work, w->bit, __ATOMIC_RELAXED)
-			  : __atomic_fetch_and(&user_work, ~w->bit, __ATOMIC_RELAXED);
+	unsigned old = on ? __atomic_fetch_or(&this_cpu()->user_work, w->bit, __ATOMIC_RELAXED)
+			  : __atomic_fetch_and(&this_cpu()->user_work, ~w->bit, __ATOMIC_RELAXED);
 	unsigned now = on ? old | w->bit : old & ~w->bit;
 
 	if (!(old & ~USER_WORK_EXIT_ONLY) != !(now & ~USER_WORK_EXIT_ONLY))
@@ -52,20 +49,20 @@ void entry_work_set(struct entry_work *w, bool on)
 
 void user_work_signal(void)
 {
-	__atomic_fetch_or(&user_work, USER_WORK_SIGNAL, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&this_cpu()->user_work, USER_WORK_SIGNAL, __ATOMIC_RELAXED);
 }
 
 void user_work_resched(bool on)
 {
 	if (on)
-		__atomic_fetch_or(&user_work, USER_WORK_RESCHED, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&this_cpu()->user_work, USER_WORK_RESCHED, __ATOMIC_RELAXED);
 	else
-		__atomic_fetch_and(&user_work, ~USER_WORK_RESCHED, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&this_cpu()->user_work, ~USER_WORK_RESCHED, __ATOMIC_RELAXED);
 }
 
 void user_entry_work(struct pt_regs *regs, uint64_t tsc)
 {
-	unsigned work = user_work;
+	unsigned work = this_cpu()->user_work;
 	bool nmi = regs->vector == X86_TRAP_NMI;
 
 	for (struct entry_work *w = subscribers; w; w = w->next)
@@ -77,17 +74,17 @@ void user_exit_work(struct pt_regs *regs)
 {
 	bool nmi = regs->vector == X86_TRAP_NMI;
 
-	if ((user_work & USER_WORK_RESCHED) && !nmi)
+	if ((this_cpu()->user_work & USER_WORK_RESCHED) && !nmi)
 		schedule();	/* back here when this task runs again */
-	if ((user_work & USER_WORK_SIGNAL) && !nmi) {
+	if ((this_cpu()->user_work & USER_WORK_SIGNAL) && !nmi) {
 		if (current)
 			signal_deliver(regs);	/* and a restart with none to deliver */
 		if (!current || !signal_pending(current))
-			__atomic_fetch_and(&user_work, ~USER_WORK_SIGNAL, __ATOMIC_RELAXED);
+			__atomic_fetch_and(&this_cpu()->user_work, ~USER_WORK_SIGNAL, __ATOMIC_RELAXED);
 	}
-	user_return_timer_reg = &no_timer;
+	this_cpu()->user_return_timer_reg = &no_timer;
 	for (struct entry_work *w = subscribers; w; w = w->next)
-		if ((user_work & w->bit) && w->user_exit && (w->nmi || !nmi))
+		if ((this_cpu()->user_work & w->bit) && w->user_exit && (w->nmi || !nmi))
 			w->user_exit(regs);
 }
 

@@ -42,13 +42,15 @@ void entry_work_register(struct entry_work *w);
  * is on), Linux's static keys done with the one MSR that selects it. */
 void entry_work_set(struct entry_work *w, bool on);
 
-/* Bits of user_work, entry.asm's single test on the fast exit. Features'
- * bits start at ENTRY_WORK_FIRST. */
+/* Bits of the CPU's user_work (struct cpu, percpu.h), entry.asm's single
+ * test on the fast exit. Features' bits start at ENTRY_WORK_FIRST. Each CPU
+ * has its own word and its own MSR_LSTAR: entry_work_set acts on the CPU
+ * it runs on (the SMP step must set a feature's bit on every CPU that runs
+ * its tasks, or per task). */
 #define USER_WORK_SIGNAL	0x1	/* a signal may be deliverable (signal.c) */
 #define USER_WORK_RESCHED	0x2	/* the scheduler wants a switch (sched.c) */
 #define USER_WORK_EXIT_ONLY	(USER_WORK_SIGNAL | USER_WORK_RESCHED)
 #define ENTRY_WORK_FIRST	0x4
-extern volatile unsigned user_work;
 /* A signal may have become deliverable to the current task: the next return
  * to user mode takes the slow exit, which delivers it (or finds none and
  * clears the bit). A task switch must call it too: the bit is per CPU. */
@@ -65,13 +67,10 @@ void irq_exit_work(struct pt_regs *regs);
 /*
  * The exit stamp (entry.asm): on each full-frame return to user mode,
  * after user_exit_work, a fixed instruction sequence stores the TSC of the
- * first user instruction in user_return_tsc and, for a one-shot timer that
- * must expire on an exact user instruction, stores
+ * first user instruction in the CPU's user_return_tsc (struct cpu) and,
+ * for a one-shot timer that must expire on an exact user instruction, stores
  *   max(1, min(user_return_timer_abs - that TSC, user_return_timer_rel)
  *          + USER_RETURN_AFTER_STORE)
  * into *user_return_timer_reg. user_exit_work points the register at a
  * dummy before the hooks run: a hook that wants the store sets all three.
  */
-extern uint64_t user_return_tsc;
-extern int64_t user_return_timer_abs, user_return_timer_rel;
-extern volatile uint32_t *user_return_timer_reg;

@@ -239,11 +239,13 @@ int exec_at(struct task *t, int dirfd, const char *path, unsigned lookup,
 	t->did_exec = true;
 	reset_signals(&t->sig);
 	t->fs_base = 0;
+	t->gs_base = 0;
 	t->clear_child_tid = 0;
 	t->robust_list = 0;
 	task_fpu_init(t);
 	if (t == current) {
 		wrmsr(MSR_FS_BASE, 0);
+		wrmsr(MSR_KERNEL_GS_BASE, 0);	/* the user's GS, swapped out */
 		__asm__ volatile("fxrstor64 %0" : : "m"(t->fpu));
 	}
 	t->vfork_parent = NULL;		/* the parent of a vfork runs on */

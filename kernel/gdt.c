@@ -2,20 +2,12 @@
 #include "gdt.h"
 #include "idt.h"
 #include "kernel.h"
+#include "percpu.h"
 #include "traps.h"
 #include "x86.h"
+#include "panic.h"
+#include "lib/string.h"
 #include "mm/vmalloc.h"
-
-struct tss {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3;
-	uint16_t iopb;
-} __packed;
-static_assert(sizeof(struct tss) == 104, "SDM Vol. 3A 8.7, Figure 8-11");
 
 /* Descriptor access bytes and flags (SDM Vol. 3A 3.4.5) */
 #define SEG_P		(1ul << 47)
@@ -29,23 +21,22 @@ static_assert(sizeof(struct tss) == 104, "SDM Vol. 3A 8.7, Figure 8-11");
 #define SEG_LIMIT	0x000f00000000fffful
 #define SEG_TSS_AVAIL	(9ul << 40)
 
-static struct tss tss;
-static uint64_t gdt[10] __aligned(16) = {
+static const uint64_t gdt_template[10] = {
 	[GDT_KERNEL_CS >> 3] = SEG_P | SEG_S | SEG_CODE | SEG_RW | SEG_L | SEG_G | SEG_LIMIT,
 	[GDT_KERNEL_DS >> 3] = SEG_P | SEG_S | SEG_RW | SEG_DB | SEG_G | SEG_LIMIT,
 	[GDT_USER32_CS >> 3] = SEG_P | SEG_DPL3 | SEG_S | SEG_CODE | SEG_RW | SEG_DB | SEG_G | SEG_LIMIT,
 	[GDT_USER_DS >> 3] = SEG_P | SEG_DPL3 | SEG_S | SEG_RW | SEG_DB | SEG_G | SEG_LIMIT,
 	[GDT_USER_CS >> 3] = SEG_P | SEG_DPL3 | SEG_S | SEG_CODE | SEG_RW | SEG_L | SEG_G | SEG_LIMIT,
-	/* GDT_TSS and the next slot: a 16-byte system descriptor, filled at init */
+	/* GDT_TSS and the next slot: a 16-byte system descriptor, per CPU */
 };
+static_assert(sizeof(gdt_template) == sizeof(((struct cpu *)0)->gdt), "struct cpu's gdt");
 
 #define IST_STACK_SIZE (16 * KiB)
-static uint64_t ist_tops[IST_COUNT + 1];
 
-static void load_segments(void)
+static void load_segments(struct cpu *c)
 {
 	struct __packed { uint16_t limit; uint64_t base; } ptr = {
-		sizeof(gdt) - 1, (uint64_t)gdt
+		sizeof(c->gdt) - 1, (uint64_t)c->gdt
 	};
 
 	lgdt(&ptr);
@@ -63,18 +54,30 @@ static void load_segments(void)
 			 "movl %%eax, %%fs\n"
 			 "movl %%eax, %%gs\n"
 			 : : "i"(GDT_KERNEL_CS), "i"(GDT_KERNEL_DS) : "rax", "memory");
+	/* A null selector may have cleared the GS base: point it at c again. */
+	percpu_load(c);
 }
 
-void gdt_init(void)
+void gdt_init(struct cpu *c)
 {
-	uint64_t base = (uint64_t)&tss;
+	uint64_t base = (uint64_t)&c->tss;
 
-	gdt[GDT_TSS >> 3] = SEG_P | SEG_TSS_AVAIL | (sizeof(tss) - 1) |
-			    (base & 0xffffff) << 16 | (base >> 24 & 0xff) << 56;
-	gdt[(GDT_TSS >> 3) + 1] = base >> 32;
-	tss.iopb = sizeof(tss);	/* no I/O permission bitmap */
-	load_segments();
+	memcpy(c->gdt, gdt_template, sizeof(c->gdt));
+	c->gdt[GDT_TSS >> 3] = SEG_P | SEG_TSS_AVAIL | (sizeof(c->tss) - 1) |
+			       (base & 0xffffff) << 16 | (base >> 24 & 0xff) << 56;
+	c->gdt[(GDT_TSS >> 3) + 1] = base >> 32;
+	c->tss.iopb = sizeof(c->tss);	/* no I/O permission bitmap */
+	load_segments(c);
 	ltr(GDT_TSS);
+}
+
+void gdt_alloc_ist(struct cpu *c)
+{
+	for (int i = 1; i <= IST_COUNT; i++) {
+		c->ist_tops[i] = (uint64_t)vmalloc_stack(IST_STACK_SIZE);
+		assert(c->ist_tops[i]);
+		c->tss.ist[i - 1] = c->ist_tops[i];
+	}
 }
 
 void gdt_init_ist(void)
@@ -83,19 +86,17 @@ void gdt_init_ist(void)
 		[IST_NMI] = X86_TRAP_NMI, [IST_DF] = X86_TRAP_DF, [IST_MC] = X86_TRAP_MC,
 	};
 
-	for (int i = 1; i <= IST_COUNT; i++) {
-		ist_tops[i] = (uint64_t)vmalloc_stack(IST_STACK_SIZE);
-		tss.ist[i - 1] = ist_tops[i];
-		idt_set_ist(vectors[i], i);
-	}
+	gdt_alloc_ist(this_cpu());
+	for (int i = 1; i <= IST_COUNT; i++)
+		idt_set_ist(vectors[i], i);	/* one IDT: the same slot on every CPU */
 }
 
 void tss_set_rsp0(uint64_t rsp0)
 {
-	tss.rsp[0] = rsp0;
+	this_cpu()->tss.rsp[0] = rsp0;
 }
 
 uint64_t ist_stack_top(int ist)
 {
-	return ist_tops[ist];
+	return this_cpu()->ist_tops[ist];
 }

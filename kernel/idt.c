@@ -37,7 +37,12 @@ void idt_init(void)
 	/* int3 and into from ring 3 raise #BP/#OF (SIGTRAP/SIGSEGV), as on Linux. */
 	idt[X86_TRAP_BP].type_attr |= GATE_DPL3;
 	idt[X86_TRAP_OF].type_attr |= GATE_DPL3;
+	idt_load();
+}
 
+/* One IDT for every CPU; the application processors load it too (smp.c). */
+void idt_load(void)
+{
 	struct __packed { uint16_t limit; uint64_t base; } ptr = {
 		sizeof(idt) - 1, (uint64_t)idt
 	};

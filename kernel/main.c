@@ -1,6 +1,7 @@
 /* The kernel's entry from boot/entry.asm: bring the machine up in order, test
  * it (unless ktest=0), run /init (which runs the run list), send /out to
  * the host, halt with init's status. */
+#include "acpi.h"
 #include "apic.h"
 #include "clock.h"
 #include "cmdline.h"
@@ -14,7 +15,9 @@
 #include "fs/initramfs.h"
 #include "multiboot.h"
 #include "panic.h"
+#include "percpu.h"
 #include "printk.h"
+#include "smp.h"
 #include "perf/perf.h"
 #include "pmu/breakpoint.h"
 #include "pmu/itrace.h"
@@ -44,8 +47,9 @@ static void print_banner(void)
 
 void kmain(uint32_t magic, uint32_t info_phys)
 {
+	percpu_init_boot();	// this CPU's struct cpu: the GS base
 	console_init();		// serial console
-	gdt_init();		// segments, TSS
+	gdt_init(this_cpu());	// segments, TSS
 	idt_init();		// exception and interrupt gates
 	multiboot_parse(magic, info_phys);	// memory map, modules
 	hostout_init();		// files to the host: COM2
@@ -69,6 +73,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
 
 	printk("pmuos 0.1\n");
 	print_banner();
+	acpi_init();		// RSDP, MADT
+	smp_boot_aps();		// the other CPUs, parked idle
 	x86_pmu_init();		// hardware PMU, or its model (after itrace: entry_work order)
 	hw_breakpoint_init();	// breakpoint PMU: DR0-DR3
 	fs_init();		// initramfs, /dev, /proc, /sys

@@ -3,6 +3,7 @@
 #include "nmi.h"
 #include "kernel.h"
 #include "panic.h"
+#include "percpu.h"
 #include "printk.h"
 #include "x86.h"
 
@@ -25,9 +26,11 @@ void nmi_dispatch(struct pt_regs *regs)
 	bool handled = false;
 
 	nmi_count++;
+	this_cpu()->nmi_nesting++;
 	/* Ask every handler: two sources may have raised one NMI together. */
 	for (int i = 0; i < READ_ONCE(nr_handlers); i++)
 		handled |= handlers[i](regs);
+	this_cpu()->nmi_nesting--;
 	/* Said once: the polled UART costs some 90 us a character, too long to
 	 * spend in an NMI each time (a PMI that comes after its counter was
 	 * stopped, on a PMU without a status register, is one). */

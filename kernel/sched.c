@@ -21,7 +21,9 @@
 #include <asm-generic/errno.h>
 
 
-struct cpu cpu0;
+/* SMP: one list of every task, which is also the run queue, and one tick:
+ * the scheduling step gives each CPU its own run queue and tick (per-CPU
+ * variables, percpu.h) and a lock for the task list. */
 static struct task *tasks;		/* every task, by pid */
 static struct timer tick;
 /* Why the next schedule() runs: a wake-up alone may leave the CPU to the
@@ -59,7 +61,6 @@ static void place_sleeper(struct task *t)
 	if (vruntime(t) < floor)
 		t->vruntime_offset += floor - vruntime(t);
 }
-uint64_t syscall_kernel_rsp;		/* entry.asm switches to it on SYSCALL */
 
 void context_switch(uint64_t *save_rsp, uint64_t load_rsp);
 
@@ -194,8 +195,9 @@ static void load_task(struct task *next)
 	user_work_signal();	/* the bit is per CPU: look at next's signals */
 	uspace_activate(next->us);
 	tss_set_rsp0((uint64_t)next->kstack_top);
-	syscall_kernel_rsp = (uint64_t)next->kstack_top;
+	this_cpu()->kernel_rsp = (uint64_t)next->kstack_top;	/* SYSCALL's stack */
 	wrmsr(MSR_FS_BASE, next->fs_base);
+	wrmsr(MSR_KERNEL_GS_BASE, next->gs_base);	/* SWAPGS makes it the GS base */
 	fpu_load(next);
 	next->cputime_base_tsc = rdtsc() - next->sum_exec_tsc;
 	perf_event_task_sched_in(next);

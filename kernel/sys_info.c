@@ -102,7 +102,8 @@ long sys_sysinfo(long uinfo)
 	return copy_to_user((void *)uinfo, &si, sizeof(si)) ? -EFAULT : 0;
 }
 
-/* One CPU: the mask has bit 0; its length in bytes is the answer. */
+/* One CPU runs tasks (the APs idle, smp.c): the mask has bit 0; its length
+ * in bytes is the answer. SMP: the CPUs tasks may run on. */
 long sys_sched_getaffinity(long pid, long len, long umask)
 {
 	pid = (int)pid, len = (unsigned)len;

@@ -58,13 +58,18 @@ long sys_arch_prctl(long code, long addr)
 	case ARCH_SET_GS:
 		if ((uint64_t)addr >= USER_END)
 			return -EPERM;
-		wrmsr(code == ARCH_SET_FS ? MSR_FS_BASE : MSR_GS_BASE, addr);
+		/* In the kernel the user's GS base sits in MSR_KERNEL_GS_BASE
+		 * (SWAPGS, entry.asm); a kernel address is refused above, which
+		 * the NMI entry's test of the GS base relies on. */
+		wrmsr(code == ARCH_SET_FS ? MSR_FS_BASE : MSR_KERNEL_GS_BASE, addr);
 		if (code == ARCH_SET_FS)
 			current->fs_base = addr;
+		else
+			current->gs_base = addr;
 		return 0;
 	case ARCH_GET_FS:
 	case ARCH_GET_GS: {
-		uint64_t base = rdmsr(code == ARCH_GET_FS ? MSR_FS_BASE : MSR_GS_BASE);
+		uint64_t base = rdmsr(code == ARCH_GET_FS ? MSR_FS_BASE : MSR_KERNEL_GS_BASE);
 		return put_user(base, (uint64_t *)addr) ? -EFAULT : 0;
 	}
 	default:

@@ -269,9 +269,14 @@ bool syscall_full(struct pt_regs *regs, uint64_t entry_tsc)
 
 void syscall_init(void)
 {
+	fast_table_init();
+	syscall_init_cpu();
+}
+
+void syscall_init_cpu(void)
+{
 	extern char syscall_entry[];
 
-	fast_table_init();
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* SYSCALL loads CS = 0x10, SS = 0x18; SYSRET CS = 0x23 + 16, SS = 0x23 + 8. */
 	wrmsr(MSR_STAR, (uint64_t)(GDT_USER32_CS & ~3) << 48 | (uint64_t)GDT_KERNEL_CS << 32);

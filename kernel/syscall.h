@@ -7,6 +7,8 @@ struct pt_regs;
 struct new_utsname;
 
 void syscall_init(void);
+/* STAR, LSTAR, SFMASK and EFER.SCE: each CPU for itself. */
+void syscall_init_cpu(void);
 /* uname's answer (sys_proc.c), also /proc/sys/kernel's and /proc/version's. */
 extern struct new_utsname system_utsname;
 /* entry.asm's calls into C on its full-frame paths; true when the return

@@ -418,7 +418,12 @@ static const struct entry cpu0_entries[] = {
 	ENTRY("topology", &table_dir, .data = topology_entries),
 	{ 0 },
 };
-/* glibc's sysconf(_SC_NPROCESSORS_ONLN) reads online. */
+/* glibc's sysconf(_SC_NPROCESSORS_ONLN) reads online, and the perf tool
+ * opens a per-CPU event on each online CPU. The application processors are
+ * up but only idle (smp.c): no task or event runs there, so user space sees
+ * cpu 0 alone here, in /proc/cpuinfo and in sched_getaffinity, as
+ * perf_event_open's cpu argument does (PERF_NR_CPUS); the SMP scheduling
+ * step lists 0..nr_cpus-1. */
 static const struct entry cpu_entries[] = {
 	ENTRY("cpu0", &table_dir, .data = cpu0_entries),
 	TEXT("kernel_max", "0"), TEXT("offline", ""), TEXT("online", "0"),

@@ -46,6 +46,7 @@ struct task {
 					 * every entry from user mode puts it (entry.asm); a
 					 * fast syscall's holds only what the ABI restores */
 	uint64_t fs_base;
+	uint64_t gs_base;		/* the user's: in MSR_KERNEL_GS_BASE while it runs */
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	uint64_t robust_list;		/* set_robust_list's head */
 	int pdeath_signal;		/* PR_SET_PDEATHSIG: sent when its parent dies */

@@ -4,18 +4,30 @@
 #include "apic.h"
 #include "cpu.h"
 #include "kernel.h"
+#include "percpu.h"
 #include "traps.h"
 #include "tsc.h"
 #include "x86.h"
 
 #define MSR_IA32_TSC_DEADLINE 0x6e0
 
-static struct timer *queue;
+/* Each CPU's queue, on its own LAPIC timer; a timer is queued and run on
+ * one CPU, the one that added it (interrupts off is the queue's lock).
+ * SMP: timer_del from another CPU than the one that queued the timer needs
+ * the timer to remember its CPU and that queue a lock. */
+static DEFINE_PER_CPU(struct timer *, timer_queue);
+
+static struct timer **this_queue(void)
+{
+	return this_cpu_ptr(&timer_queue);
+}
 unsigned long timer_interrupts;
 long timers_pending;
 
 static void arm(void)
 {
+	const struct timer *queue = *this_queue();
+
 	if (!queue) {
 		if (cpu_caps.tsc_deadline)
 			wrmsr(MSR_IA32_TSC_DEADLINE, 0);
@@ -35,7 +47,7 @@ static void arm(void)
 
 static void unlink(struct timer *t)
 {
-	for (struct timer **link = &queue; *link; link = &(*link)->next) {
+	for (struct timer **link = this_queue(); *link; link = &(*link)->next) {
 		if (*link == t) {
 			*link = t->next;
 			break;
@@ -48,7 +60,7 @@ static void unlink(struct timer *t)
 void timer_add(struct timer *t, uint64_t deadline)
 {
 	uint64_t flags = irq_save();
-	struct timer **link = &queue;
+	struct timer **head = this_queue(), **link = head;
 
 	if (t->pending)
 		unlink(t);
@@ -59,7 +71,7 @@ void timer_add(struct timer *t, uint64_t deadline)
 	*link = t;
 	t->pending = true;
 	timers_pending++;
-	if (queue == t)
+	if (*head == t)
 		arm();
 	irq_restore(flags);
 }
@@ -71,7 +83,7 @@ void timer_del(struct timer *t)
 	uint64_t flags = irq_save();
 
 	if (t->pending) {
-		bool first = queue == t;
+		bool first = *this_queue() == t;
 		unlink(t);
 		if (first)
 			arm();
@@ -82,11 +94,12 @@ void timer_del(struct timer *t)
 static void timer_interrupt(struct pt_regs *regs)
 {
 	uint64_t now = rdtsc();
+	struct timer **head = this_queue();
 
 	timer_interrupts++;
-	while (queue && queue->deadline <= now) {
-		struct timer *t = queue;
-		queue = t->next;
+	while (*head && (*head)->deadline <= now) {
+		struct timer *t = *head;
+		*head = t->next;
 		t->pending = false;
 		timers_pending--;
 		t->fn(t, regs);

@@ -34,6 +34,7 @@ enum {
 #define IRQ_VECTOR_COM1		0x34	/* serial input: the lowest priority class in use */
 #define IRQ_VECTOR_TIMER	0xec
 #define IRQ_VECTOR_PERF_WORK	0xf6	/* self-IPI: perf work an NMI deferred */
+#define IRQ_VECTOR_CALL_FUNCTION 0xf8	/* IPI: run a function on another CPU (smp.c) */
 #define IRQ_VECTOR_SPURIOUS	0xff
 
 static inline bool user_mode(const struct pt_regs *regs)

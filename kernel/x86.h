@@ -14,6 +14,8 @@
 
 #define MSR_EFER		0xc0000080
 #define EFER_SCE		(1ul << 0)
+#define EFER_LME		(1ul << 8)
+#define EFER_LMA		(1ul << 10)
 #define EFER_NXE		(1ul << 11)
 #define MSR_STAR		0xc0000081
 #define MSR_LSTAR		0xc0000082

@@ -16,7 +16,7 @@
 /* Linux's perf_event_mux_interval_ms: one tick. */
 #define ROTATION_NS	TICK_NS
 
-struct perf_event_context perf_cpu_ctx;
+DEFINE_PER_CPU(struct perf_event_context, perf_cpu_ctx);
 struct perf_stats perf_stats;
 struct pmu *perf_pmus;
 static int next_dynamic_type = PERF_TYPE_MAX;
@@ -315,8 +315,8 @@ static bool group_fits_exclusive(struct perf_event *leader)
 
 struct perf_event_context *perf_context_nth(int i, struct task *t)
 {
-	if (i == 0)
-		return &perf_cpu_ctx;
+	if (i == 0)	/* the CPU's own: its events run where t runs */
+		return this_cpu_ptr(&perf_cpu_ctx);
 	return t ? t->perf_ctx : NULL;
 }
 
@@ -431,7 +431,7 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 
 	/* A context off the CPU has no time passing: the event's clocks start
 	 * when its task is switched in (the sched-in shift of out_since). */
-	bool on_cpu = ctx == &perf_cpu_ctx || ctx->task == current;
+	bool on_cpu = !ctx->task || ctx->task == current;	/* the CPU's, or current's */
 
 	ctx_time_update();
 	e->tstamp = on_cpu ? ctx_time : ctx->out_since;
@@ -506,7 +506,7 @@ void perf_remove_from_context(struct perf_event *e)
 	e->ctx = NULL;
 	e->ctx_next = e->sibling_next = NULL;
 	/* The context of a task that is gone goes with its last event. */
-	if (ctx != &perf_cpu_ctx && !ctx->task && !ctx->nr_events)
+	if (!perf_ctx_is_cpu(ctx) && !ctx->task && !ctx->nr_events)
 		kfree(ctx);
 	irq_restore(flags);
 	if (!alone)

@@ -2,6 +2,7 @@
 #pragma once
 #include "perf.h"
 #include "perf_event.h"
+#include "../percpu.h"
 #include "../x86.h"
 #include <pmuos/perf_ext.h>
 
@@ -13,12 +14,26 @@ struct vma;
  * one task. Only group leaders are listed; siblings hang off them. */
 struct perf_event_context {
 	struct perf_event *groups;	/* pinned and flexible, in open order */
-	struct task *task;		/* NULL for the CPU context */
+	struct task *task;		/* NULL for a CPU's context */
 	int nr_events;
 	uint64_t out_since;		/* a task's: when it went off the CPU */
 };
 
-extern struct perf_event_context perf_cpu_ctx;
+/* Each CPU's context of CPU-wide events (event.c). */
+DECLARE_PER_CPU(struct perf_event_context, perf_cpu_ctx);
+
+static inline struct perf_event_context *perf_cpu_context(int cpu)
+{
+	return per_cpu_ptr(&perf_cpu_ctx, cpu);
+}
+
+static inline bool perf_ctx_is_cpu(const struct perf_event_context *ctx)
+{
+	for (int i = 0; i < nr_cpus; i++)
+		if (ctx == perf_cpu_context(i))
+			return true;
+	return false;
+}
 
 /* The mmap buffer of an event (mmap.c); e->rb is the buffer e's records go
  * to: its own mapping's, or the SET_OUTPUT target's. It lives while an

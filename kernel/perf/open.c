@@ -12,7 +12,12 @@
 #include <linux/time.h>
 #include <pmuos/perf_ext.h>
 
-#define NR_CPUS			1
+/* The CPUs an event may be bound to: cpu 0 alone. The application
+ * processors are up but only idle (smp.c): no task runs there and their
+ * PMU state is not set up, so an event bound to one would never count.
+ * The SMP scheduling step raises this to nr_cpus, with
+ * /sys/devices/system/cpu/online (sysfs.c). */
+#define PERF_NR_CPUS		1
 
 static unsigned perf_file_poll(struct file *f)
 {
@@ -30,7 +35,7 @@ static void perf_file_release(struct file *f)
 	struct perf_event *e = f->priv;
 	struct perf_event_context *ctx = e->ctx;
 	/* Read before the put: an orphaned context goes with its last event. */
-	struct task *t = ctx && ctx != &perf_cpu_ctx ? ctx->task : NULL;
+	struct task *t = ctx && !perf_ctx_is_cpu(ctx) ? ctx->task : NULL;
 
 	if (e->file == f)
 		e->file = NULL;
@@ -155,7 +160,7 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	}
 	if (task && leader && leader->attr.inherit != attr->inherit)
 		return discard(e, -EINVAL);
-	if ((unsigned int)cpu >= NR_CPUS && (!task || cpu != -1))
+	if ((unsigned int)cpu >= PERF_NR_CPUS && (!task || cpu != -1))
 		return discard(e, -EINVAL);
 	if (attr->sigtrap && !task)
 		return discard(e, -EINVAL);
@@ -180,7 +185,7 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 		goto fail;
 
 	fresh_ctx = task && !task->perf_ctx;	/* made here: gone again on failure */
-	struct perf_event_context *ctx = task ? perf_task_context(task, true) : &perf_cpu_ctx;
+	struct perf_event_context *ctx = task ? perf_task_context(task, true) : perf_cpu_context(cpu);
 	err = -ENOMEM;
 	if (!ctx)
 		goto fail;

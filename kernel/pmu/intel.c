@@ -2,6 +2,7 @@
  * x86.c's vendor table. Every register access goes through pmu_rdmsr,
  * pmu_wrmsr and pmu_cpuid, so the simulated PMU can stand in for it. */
 #include "internal.h"
+#include "../percpu.h"
 #include "intel.h"
 #include "../cpu.h"
 #include "../lib/string.h"
@@ -99,7 +100,7 @@ static uint32_t intel_event_addr(int idx)
  * the shadow with one cmpxchg, then writes the MSR from the shadow until
  * the shadow stays put, so the last write is the newest value. A plain
  * read-modify-write of the MSR would let the NMI's change be overwritten. */
-static uint64_t fixed_ctrl;
+static DEFINE_PER_CPU(uint64_t, fixed_ctrl);	/* each CPU's register */
 
 /* A fixed counter's four bits in IA32_FIXED_CTR_CTRL (SDM 20.2.2). */
 static void intel_enable(struct hw_perf_event *hw, bool on)
@@ -121,15 +122,16 @@ static void intel_enable(struct hw_perf_event *hw, bool on)
 		if (hw->config & ARCH_PERFMON_EVENTSEL_INT)
 			bits |= FIXED_CTR_CTRL_PMI;
 	}
-	uint64_t old = READ_ONCE(fixed_ctrl), ctrl;
+	uint64_t *shadow = this_cpu_ptr(&fixed_ctrl);
+	uint64_t old = READ_ONCE(*shadow), ctrl;
 	do {
 		ctrl = (old & ~((uint64_t)FIXED_CTR_CTRL_MASK << shift)) | bits << shift;
-	} while (!__atomic_compare_exchange_n(&fixed_ctrl, &old, ctrl, false, __ATOMIC_RELAXED,
+	} while (!__atomic_compare_exchange_n(shadow, &old, ctrl, false, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	do {
-		ctrl = READ_ONCE(fixed_ctrl);
+		ctrl = READ_ONCE(*shadow);
 		pmu_wrmsr(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
-	} while (READ_ONCE(fixed_ctrl) != ctrl);
+	} while (READ_ONCE(*shadow) != ctrl);
 }
 
 /* v2+: overflow bits in IA32_PERF_GLOBAL_STATUS, cleared through
@@ -221,6 +223,6 @@ int intel_pmu_init(void)
 		x86_pmu.enable_all = intel_enable_all;
 	}
 	if (x86_pmu.fixed_mask)
-		pmu_wrmsr(MSR_CORE_PERF_FIXED_CTR_CTRL, fixed_ctrl);	/* the shadow's 0 */
+		pmu_wrmsr(MSR_CORE_PERF_FIXED_CTR_CTRL, *this_cpu_ptr(&fixed_ctrl));	/* the shadow's 0 */
 	return 0;
 }

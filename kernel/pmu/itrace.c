@@ -21,12 +21,13 @@
  * sigreturn and the sample registers see the program's own. A program
  * that sets TF itself still gets SIGTRAP, traced or not.
  *
- * The fast path: most steps end in itrace_debug_entry, a #DB stub of 20
- * instructions that appends a one-byte packet to the open block (23 when it
+ * The fast path: most steps end in itrace_debug_entry, a #DB stub of 22
+ * instructions that appends a one-byte packet to the open block (25 when it
  * opens the next block with FULL) and returns; the rest (a far jump, a full
  * buffer, the program's own TF, a kernel-mode #DB) go on to entry.asm's
  * stub and itrace_debug_trap. The simulated PMU never sees the stub's
- * kernel entry, so the stub moves user_return_tsc on by its own length:
+ * kernel entry, so the stub moves the CPU's user_return_tsc (percpu.h) on
+ * by its own length (with the SWAPGS pair a user-mode entry needs):
  * its instructions count as kernel ones, and exclude_kernel counts of
  * traced code stay exact. */
 #include "itrace.h"
@@ -34,6 +35,7 @@
 #include "../entry_work.h"
 #include "../idt.h"
 #include "../panic.h"
+#include "../percpu.h"
 #include "../timer.h"
 #include "../tsc.h"
 #include "../lib/string.h"
@@ -100,55 +102,63 @@ struct itrace_aux {
  * model knows already).
  */
 void itrace_debug_entry(void);
-__asm__(".pushsection .text\n"
+static_assert(offsetof(struct cpu, user_return_tsc) == 32, "USER_RETURN_TSC");
+__asm__(".set USER_RETURN_TSC, 32\n"
+	".pushsection .text\n"
 	".globl itrace_debug_entry\n"
 	".p2align 4\n"
 	"itrace_debug_entry:\n"
 	"	testb $3, 8(%rsp)\n"			/* 1: the CS of the trap frame */
 	"	jz 9f\n"				/* 2: kernel mode */
-	"	push %rax\n"				/* 3 */
-	"	push %rcx\n"				/* 4 */
-	"	mov 16(%rsp), %rcx\n"			/* 5: the next user RIP */
-	"	sub itrace_fast+16(%rip), %rcx\n"	/* 6: its distance from the last */
-	"	mov itrace_fast(%rip), %rax\n"		/* 7 */
-	"	cmp itrace_fast+8(%rip), %rax\n"	/* 8: room in the open block? */
-	"	jae 5f\n"				/* 9 */
-	"	mov %cl, (%rax)\n"			/* 10: SHORT or BACK, if it is one */
-	"	lea 64(%rcx), %rax\n"			/* 11 */
-	"	cmp $191, %rax\n"			/* 12: -64..127 */
-	"	ja 2f\n"				/* 13 */
-	"	jrcxz 1f\n"				/* 14: 0 is REPEAT */
-	"	incq itrace_fast(%rip)\n"		/* 15 */
-	"	add %rcx, itrace_fast+16(%rip)\n"	/* 16 */
-	"	addq $20, user_return_tsc(%rip)\n"	/* 17 */
-	"	pop %rcx\n"				/* 18 */
-	"	pop %rax\n"				/* 19 */
-	"	iretq\n"				/* 20 */
-	"5:	cmp itrace_fast+24(%rip), %rax\n"	/* 10: room for a block? */
-	"	jae 3f\n"				/* 11 */
-	"	movb $0x88, (%rax)\n"			/* 12: ITRACE_FULL */
-	"	mov 16(%rsp), %rcx\n"			/* 13 */
-	"	mov %rcx, 1(%rax)\n"			/* 14 */
-	"	mov %rcx, itrace_fast+16(%rip)\n"	/* 15 */
-	"	lea 9(%rax), %rcx\n"			/* 16 */
-	"	mov %rcx, itrace_fast(%rip)\n"		/* 17 */
-	"	add $64, %rax\n"			/* 18: ITRACE_BLOCK */
-	"	mov %rax, itrace_fast+8(%rip)\n"	/* 19 */
-	"	addq $23, user_return_tsc(%rip)\n"	/* 20 */
-	"	pop %rcx\n"				/* 21 */
-	"	pop %rax\n"				/* 22 */
-	"	iretq\n"				/* 23 */
+	"	swapgs\n"				/* 3: the CPU's struct cpu (percpu.h) */
+	"	push %rax\n"				/* 4 */
+	"	push %rcx\n"				/* 5 */
+	"	mov 16(%rsp), %rcx\n"			/* 6: the next user RIP */
+	"	sub itrace_fast+16(%rip), %rcx\n"	/* 7: its distance from the last */
+	"	mov itrace_fast(%rip), %rax\n"		/* 8 */
+	"	cmp itrace_fast+8(%rip), %rax\n"	/* 9: room in the open block? */
+	"	jae 5f\n"				/* 10 */
+	"	mov %cl, (%rax)\n"			/* 11: SHORT or BACK, if it is one */
+	"	lea 64(%rcx), %rax\n"			/* 12 */
+	"	cmp $191, %rax\n"			/* 13: -64..127 */
+	"	ja 2f\n"				/* 14 */
+	"	jrcxz 1f\n"				/* 15: 0 is REPEAT */
+	"	incq itrace_fast(%rip)\n"		/* 16 */
+	"	add %rcx, itrace_fast+16(%rip)\n"	/* 17 */
+	"	addq $22, %gs:USER_RETURN_TSC\n"	/* 18 */
+	"	pop %rcx\n"				/* 19 */
+	"	pop %rax\n"				/* 20 */
+	"	swapgs\n"				/* 21 */
+	"	iretq\n"				/* 22 */
+	"5:	cmp itrace_fast+24(%rip), %rax\n"	/* 11: room for a block? */
+	"	jae 3f\n"				/* 12 */
+	"	movb $0x88, (%rax)\n"			/* 13: ITRACE_FULL */
+	"	mov 16(%rsp), %rcx\n"			/* 14 */
+	"	mov %rcx, 1(%rax)\n"			/* 15 */
+	"	mov %rcx, itrace_fast+16(%rip)\n"	/* 16 */
+	"	lea 9(%rax), %rcx\n"			/* 17 */
+	"	mov %rcx, itrace_fast(%rip)\n"		/* 18 */
+	"	add $64, %rax\n"			/* 19: ITRACE_BLOCK */
+	"	mov %rax, itrace_fast+8(%rip)\n"	/* 20 */
+	"	addq $25, %gs:USER_RETURN_TSC\n"	/* 21 */
+	"	pop %rcx\n"				/* 22 */
+	"	pop %rax\n"				/* 23 */
+	"	swapgs\n"				/* 24 */
+	"	iretq\n"				/* 25 */
 	"1:	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $18, user_return_tsc(%rip)\n"	/* 14 + 4 */
+	"	addq $20, %gs:USER_RETURN_TSC\n"	/* 15 + 5 */
+	"	swapgs\n"				/* entry.asm's stub swaps again */
 	"	jmp *isr_stubs+8(%rip)\n"
 	"2:	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $17, user_return_tsc(%rip)\n"	/* 13 + 4 */
+	"	addq $19, %gs:USER_RETURN_TSC\n"	/* 14 + 5 */
+	"	swapgs\n"
 	"	jmp *isr_stubs+8(%rip)\n"
 	"3:	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $15, user_return_tsc(%rip)\n"	/* 11 + 4 */
+	"	addq $17, %gs:USER_RETURN_TSC\n"	/* 12 + 5 */
+	"	swapgs\n"
 	"	jmp *isr_stubs+8(%rip)\n"
 	"9:	jmp *isr_stubs+8(%rip)\n"
 	".popsection\n");

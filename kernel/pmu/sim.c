@@ -34,7 +34,7 @@
 #define SIM_FIXED_CTRL_BITS	(BIT_ULL(SIM_FIXED * FIXED_CTR_CTRL_BITS) - 1)
 #define SIM_GLOBAL_BITS		((BIT_ULL(SIM_GP) - 1) | (BIT_ULL(SIM_FIXED) - 1) << GLOBAL_FIXED_SHIFT)
 
-struct sim sim;
+DEFINE_PER_CPU(struct sim, sim_state);
 bool x86_pmu_simulated;
 
 uint64_t sim_status_bit(int c)
@@ -44,7 +44,7 @@ uint64_t sim_status_bit(int c)
 
 static unsigned fixed_bits(int c)
 {
-	return (sim.fixed_ctrl >> (c - SIM_GP) * FIXED_CTR_CTRL_BITS) & FIXED_CTR_CTRL_MASK;
+	return (this_sim()->fixed_ctrl >> (c - SIM_GP) * FIXED_CTR_CTRL_BITS) & FIXED_CTR_CTRL_MASK;
 }
 
 /* The events the model implements: each counts one per instruction here. */
@@ -60,11 +60,11 @@ static bool event_modelled(uint64_t sel)
  * registers: cached, as every entry and exit asks. */
 static void update_counting(void)
 {
-	sim.pmi_counters = 0;
+	this_sim()->pmi_counters = 0;
 	for (int c = 0; c < SIM_COUNTERS; c++) {
 		bool os, usr, pmi;
 		if (c < SIM_GP) {
-			uint64_t sel = sim.eventsel[c];
+			uint64_t sel = this_sim()->eventsel[c];
 			bool on = (sel & ARCH_PERFMON_EVENTSEL_ENABLE) && event_modelled(sel);
 			os = on && (sel & ARCH_PERFMON_EVENTSEL_OS);
 			usr = on && (sel & ARCH_PERFMON_EVENTSEL_USR);
@@ -74,55 +74,55 @@ static void update_counting(void)
 			usr = fixed_bits(c) & FIXED_CTR_CTRL_USR;
 			pmi = fixed_bits(c) & FIXED_CTR_CTRL_PMI;
 		}
-		if (!(sim.global_ctrl & sim_status_bit(c)))
+		if (!(this_sim()->global_ctrl & sim_status_bit(c)))
 			os = usr = false;
-		sim.rings[c] = (os ? BIT_ULL(RING_KERNEL) : 0) | (usr ? BIT_ULL(RING_USER) : 0);
-		if (sim.rings[c] && pmi)
-			sim.pmi_counters |= BIT_ULL(c);
+		this_sim()->rings[c] = (os ? BIT_ULL(RING_KERNEL) : 0) | (usr ? BIT_ULL(RING_USER) : 0);
+		if (this_sim()->rings[c] && pmi)
+			this_sim()->pmi_counters |= BIT_ULL(c);
 	}
 }
 
 unsigned sim_counter_rings(int c)
 {
-	return sim.rings[c];
+	return this_sim()->rings[c];
 }
 
 bool sim_counter_pmi(int c)
 {
-	return sim.pmi_counters & BIT_ULL(c);
+	return this_sim()->pmi_counters & BIT_ULL(c);
 }
 
 uint64_t sim_ticks_to_overflow(int c)
 {
-	return BIT_ULL(SIM_WIDTH) - sim.count[c];
+	return BIT_ULL(SIM_WIDTH) - this_sim()->count[c];
 }
 
 uint64_t sim_kernel_ticks(uint64_t now)
 {
-	return sim.ticks[RING_KERNEL] + (sim.halted ? 0 : now - sim.since);
+	return this_sim()->ticks[RING_KERNEL] + (this_sim()->halted ? 0 : now - this_sim()->since);
 }
 
 void sim_sync(uint64_t now)
 {
-	uint64_t ticks[RINGS] = { sim_kernel_ticks(now), sim.ticks[RING_USER] };
+	uint64_t ticks[RINGS] = { sim_kernel_ticks(now), this_sim()->ticks[RING_USER] };
 
 	for (int c = 0; c < SIM_COUNTERS; c++) {
 		unsigned rings = sim_counter_rings(c);
 		uint64_t n = 0;
 		for (int r = 0; r < RINGS; r++)
 			if (rings & BIT_ULL(r))
-				n += ticks[r] - sim.synced[r];
+				n += ticks[r] - this_sim()->synced[r];
 		if (!n)
 			continue;
-		uint64_t v = sim.count[c] + n;
+		uint64_t v = this_sim()->count[c] + n;
 		if (v > SIM_MASK) {
-			sim.global_status |= sim_status_bit(c);
-			sim.pmi_pending |= sim_counter_pmi(c);
+			this_sim()->global_status |= sim_status_bit(c);
+			this_sim()->pmi_pending |= sim_counter_pmi(c);
 		}
-		sim.count[c] = v & SIM_MASK;
+		this_sim()->count[c] = v & SIM_MASK;
 	}
-	memcpy(sim.synced, ticks, sizeof(ticks));
-	sim.sync_tsc = now;
+	memcpy(this_sim()->synced, ticks, sizeof(ticks));
+	this_sim()->sync_tsc = now;
 }
 
 /* The counter an MSR names, or -1: legacy and full-width GP addresses, fixed ones. */
@@ -145,15 +145,15 @@ uint64_t sim_rdmsr(uint32_t msr)
 	sim_wake(rdtsc());
 	sim_sync(rdtsc());
 	if (c >= 0)
-		v = sim.count[c];
+		v = this_sim()->count[c];
 	else if (msr - MSR_ARCH_PERFMON_EVENTSEL0 < SIM_GP)
-		v = sim.eventsel[msr - MSR_ARCH_PERFMON_EVENTSEL0];
+		v = this_sim()->eventsel[msr - MSR_ARCH_PERFMON_EVENTSEL0];
 	else if (msr == MSR_CORE_PERF_FIXED_CTR_CTRL)
-		v = sim.fixed_ctrl;
+		v = this_sim()->fixed_ctrl;
 	else if (msr == MSR_CORE_PERF_GLOBAL_STATUS)
-		v = sim.global_status;
+		v = this_sim()->global_status;
 	else if (msr == MSR_CORE_PERF_GLOBAL_CTRL)
-		v = sim.global_ctrl;
+		v = this_sim()->global_ctrl;
 	else if (msr == MSR_CORE_PERF_GLOBAL_OVF_CTRL)
 		v = 0;
 	else if (msr == MSR_IA32_PERF_CAPABILITIES)
@@ -164,7 +164,7 @@ uint64_t sim_rdmsr(uint32_t msr)
 	return v;
 }
 
-/* Each write takes effect at the catch-up before it (sim.sync_tsc); the PMI
+/* Each write takes effect at the catch-up before it (this_sim()->sync_tsc); the PMI
  * timer then follows the new settings. */
 void sim_wrmsr(uint32_t msr, uint64_t v)
 {
@@ -174,22 +174,22 @@ void sim_wrmsr(uint32_t msr, uint64_t v)
 	sim_wake(rdtsc());
 	sim_sync(rdtsc());
 	if (c >= 0 && msr - MSR_ARCH_PERFMON_PERFCTR0 < SIM_GP)
-		sim.count[c] = (uint64_t)(int64_t)(int32_t)v & SIM_MASK;	/* bits 31:0, sign-extended */
+		this_sim()->count[c] = (uint64_t)(int64_t)(int32_t)v & SIM_MASK;	/* bits 31:0, sign-extended */
 	else if (c >= 0)
-		sim.count[c] = v & SIM_MASK;
+		this_sim()->count[c] = v & SIM_MASK;
 	else if (msr - MSR_ARCH_PERFMON_EVENTSEL0 < SIM_GP)
-		sim.eventsel[msr - MSR_ARCH_PERFMON_EVENTSEL0] = v & SIM_EVENTSEL_BITS;
+		this_sim()->eventsel[msr - MSR_ARCH_PERFMON_EVENTSEL0] = v & SIM_EVENTSEL_BITS;
 	else if (msr == MSR_CORE_PERF_FIXED_CTR_CTRL)
-		sim.fixed_ctrl = v & SIM_FIXED_CTRL_BITS;
+		this_sim()->fixed_ctrl = v & SIM_FIXED_CTRL_BITS;
 	else if (msr == MSR_CORE_PERF_GLOBAL_CTRL)
-		sim.global_ctrl = v & SIM_GLOBAL_BITS;
+		this_sim()->global_ctrl = v & SIM_GLOBAL_BITS;
 	else if (msr == MSR_CORE_PERF_GLOBAL_OVF_CTRL)
-		sim.global_status &= ~v;
+		this_sim()->global_status &= ~v;
 	else
 		panic("pmu model: WRMSR %#x <- %#lx is not modelled", msr, v);
 	/* A PMI not delivered yet is dropped with the last status bit. */
-	if (!sim.global_status)
-		sim.pmi_pending = false;
+	if (!this_sim()->global_status)
+		this_sim()->pmi_pending = false;
 	update_counting();
 	sim_update_work();
 	sim_rearm();

@@ -3,6 +3,7 @@
 #pragma once
 #include "internal.h"
 #include "../nmi.h"
+#include "../percpu.h"
 #include "../timer.h"
 
 #define SIM_GP		4
@@ -35,7 +36,15 @@ struct sim {
 	uint64_t target;		/* kernel mode: the TSC the PMI must land on, 0: none */
 	volatile uint32_t *lapic_timer_init;	/* APIC_TIMER_INIT, NULL in x2APIC mode */
 };
-extern struct sim sim;
+/* Each vCPU's model (a per-CPU variable: the registers of a real PMU are
+ * per core). Only the boot CPU's is set up today (x86_pmu_init); the SMP
+ * step sets up each CPU's before tasks run there. */
+DECLARE_PER_CPU(struct sim, sim_state);
+
+static inline struct sim *this_sim(void)
+{
+	return this_cpu_ptr(&sim_state);
+}
 
 /* GLOBAL_STATUS/CTRL's bit for counter c (an index of count[]). */
 uint64_t sim_status_bit(int c);

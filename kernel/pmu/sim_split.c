@@ -18,6 +18,7 @@
 #include "../apic.h"
 #include "../entry_work.h"
 #include "../gdt.h"
+#include "../percpu.h"
 #include "../traps.h"
 #include "../tsc.h"
 #include "../lib/string.h"
@@ -50,7 +51,7 @@
 /* The model's subscription to user entries and exits (entry_work.h): on
  * while a counter counts or a PMI waits, so that a machine with no event
  * on the model pays nothing on its syscalls. entry.asm's return to user
- * mode stamps the TSC of the first user instruction (user_return_tsc) and
+ * mode stamps the TSC of the first user instruction (user_return_tsc, struct cpu) and
  * stores the exact count into the LAPIC timer from the targets sim_user_exit
  * leaves (user_return_timer_*). */
 static struct entry_work sim_work;
@@ -65,7 +66,7 @@ static bool sim_counting(void);
  * re-arm, and leave the next one pending in turn: an interrupt storm. */
 static bool lapic_may_store(uint64_t target)
 {
-	if (!sim.lapic_timer_init)
+	if (!this_sim()->lapic_timer_init)
 		return false;
 	uint32_t irr = apic_read(APIC_IRR + IRQ_VECTOR_TIMER / 32 * 0x10);
 	if (irr & 1u << IRQ_VECTOR_TIMER % 32)
@@ -76,12 +77,12 @@ static bool lapic_may_store(uint64_t target)
 
 /* timer.c runs code between reading the TSC and storing the count, so its
  * interrupt comes some instructions late: store the count again from a
- * fixed sequence to land exactly on sim.target. */
+ * fixed sequence to land exactly on this_sim()->target. */
 static void lapic_exact(void)
 {
-	if (!sim.target || !lapic_may_store(sim.target))
+	if (!this_sim()->target || !lapic_may_store(this_sim()->target))
 		return;
-	uint64_t count = sim.target - SIM_ARM_INSNS - SIM_LAPIC_LAG;
+	uint64_t count = this_sim()->target - SIM_ARM_INSNS - SIM_LAPIC_LAG;
 
 	__asm__ volatile("rdtsc\n\t"
 			 "shl $32, %%rdx\n\t"
@@ -92,7 +93,7 @@ static void lapic_exact(void)
 			 "cmovl %%rdx, %[c]\n\t"	/* at least 1: 0 stops the timer */
 			 "movl %k[c], (%[reg])"
 			 : [c] "+r"(count)
-			 : [reg] "r"(sim.lapic_timer_init)
+			 : [reg] "r"(this_sim()->lapic_timer_init)
 			 : "rax", "rdx", "cc", "memory");
 }
 
@@ -102,16 +103,16 @@ static void lapic_exact(void)
 static void sim_arm(uint64_t deadline, uint64_t exact)
 {
 	if (deadline == UINT64_MAX) {
-		timer_del(&sim.timer);
-		sim.target = 0;
+		timer_del(&this_sim()->timer);
+		this_sim()->target = 0;
 		return;
 	}
-	if (deadline > sim.sync_tsc + SIM_HORIZON) {
-		deadline = sim.sync_tsc + SIM_HORIZON;	/* a re-check */
+	if (deadline > this_sim()->sync_tsc + SIM_HORIZON) {
+		deadline = this_sim()->sync_tsc + SIM_HORIZON;	/* a re-check */
 		exact = 0;
 	}
-	timer_add(&sim.timer, deadline);
-	sim.target = exact;
+	timer_add(&this_sim()->timer, deadline);
+	this_sim()->target = exact;
 	lapic_exact();
 }
 
@@ -119,13 +120,13 @@ void sim_rearm(void)
 {
 	uint64_t due = UINT64_MAX;
 
-	if (sim.pmi_pending) {
-		sim_arm(sim.sync_tsc, 0);
+	if (this_sim()->pmi_pending) {
+		sim_arm(this_sim()->sync_tsc, 0);
 		return;
 	}
-	for (int c = 0; c < SIM_COUNTERS && !sim.halted; c++)
+	for (int c = 0; c < SIM_COUNTERS && !this_sim()->halted; c++)
 		if (sim_counter_pmi(c) && (sim_counter_rings(c) & BIT_ULL(RING_KERNEL)))
-			due = MIN(due, sim.sync_tsc + sim_ticks_to_overflow(c));
+			due = MIN(due, this_sim()->sync_tsc + sim_ticks_to_overflow(c));
 	sim_arm(due, due);
 }
 
@@ -133,14 +134,14 @@ void sim_rearm(void)
  * (the handler unmasks it); a masked entry drops it. */
 static void sim_pmi(struct pt_regs *regs)
 {
-	if (!sim.pmi_pending)
+	if (!this_sim()->pmi_pending)
 		return;
-	sim.pmi_pending = false;
+	this_sim()->pmi_pending = false;
 	uint32_t lvt = apic_read(APIC_LVT_PERF);
 	if (lvt & APIC_LVT_MASKED)
 		return;
 	apic_write(APIC_LVT_PERF, lvt | APIC_LVT_MASKED);
-	sim.pmi(regs);
+	this_sim()->pmi(regs);
 }
 
 /* The interrupt was the point: sim_irq_exit follows. */
@@ -152,27 +153,29 @@ static void sim_timer_fn(struct timer *t, struct pt_regs *regs)
  * user mode was the user's. */
 static void split_at_entry(uint64_t tsc)
 {
-	if (sim.in_user) {
-		sim.ticks[RING_KERNEL] += user_return_tsc - sim.since;
-		sim.ticks[RING_USER] += tsc - user_return_tsc;
-		sim.in_user = false;
+	if (this_sim()->in_user) {
+		this_sim()->ticks[RING_KERNEL] += this_cpu()->user_return_tsc - this_sim()->since;
+		this_sim()->ticks[RING_USER] += tsc - this_cpu()->user_return_tsc;
+		this_sim()->in_user = false;
 	}
-	sim.since = tsc;
+	this_sim()->since = tsc;
 }
 
 /* The model's clock stands still from here to the return to user mode, as
  * while halted. */
 static void stop_clock(uint64_t now)
 {
-	sim.ticks[RING_KERNEL] = sim_kernel_ticks(now);
-	sim.halted = true;
+	this_sim()->ticks[RING_KERNEL] = sim_kernel_ticks(now);
+	this_sim()->halted = true;
 }
 
 static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
 {
+	struct sim *sim = this_sim();
+
 	split_at_entry(tsc);
 	/* Nothing to time: the counters catch up at their next access. */
-	if (!sim.pmi_counters && !sim.timer.pending)
+	if (!sim->pmi_counters && !sim->timer.pending)
 		return;
 	sim_sync(rdtsc());
 	/* The model's own interrupt, come to deliver a user-mode overflow: its
@@ -180,9 +183,9 @@ static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
 	 * work, as halted time is not. Silicon counts only the NMI's entry in
 	 * ring 0 before the handler stops the PMU; here the ring-0 part is the
 	 * stretch from the return's catch-up to user mode. */
-	if (sim.pmi_pending && regs->vector == IRQ_VECTOR_TIMER && !sim.halted) {
+	if (sim->pmi_pending && regs->vector == IRQ_VECTOR_TIMER && !sim->halted) {
 		stop_clock(rdtsc());
-		sim.delivering = true;
+		sim->delivering = true;
 	}
 	sim_rearm();	/* kernel-only counters count again, user-only ones stop */
 }
@@ -191,21 +194,21 @@ static void sim_user_exit(struct pt_regs *unused)
 {
 	uint64_t abs = UINT64_MAX, rel = UINT64_MAX;
 
-	if (sim.delivering) {
-		sim.delivering = false;
+	if (this_sim()->delivering) {
+		this_sim()->delivering = false;
 		sim_sync(rdtsc());
-		sim.since = rdtsc();
-		sim.halted = false;
+		this_sim()->since = rdtsc();
+		this_sim()->halted = false;
 	}
 
-	if (!sim.pmi_counters && !sim.pmi_pending && !sim.timer.pending) {
-		sim.in_user = true;
+	if (!this_sim()->pmi_counters && !this_sim()->pmi_pending && !this_sim()->timer.pending) {
+		this_sim()->in_user = true;
 		if (!sim_counting())
 			entry_work_set(&sim_work, false);	/* nothing to split any more */
 		return;
 	}
 	sim_sync(rdtsc());
-	if (sim.pmi_pending) {
+	if (this_sim()->pmi_pending) {
 		/* Due while interrupts were off: a PMI in the kernel, now. */
 		struct pt_regs regs = {
 			.rip = (uint64_t)__builtin_return_address(0),
@@ -226,25 +229,25 @@ static void sim_user_exit(struct pt_regs *unused)
 		if (rings == BIT_ULL(RING_USER))
 			rel = MIN(rel, left);
 		else if (rings & BIT_ULL(RING_USER) || left <= SIM_EXIT_TAIL)
-			abs = MIN(abs, sim.sync_tsc + left);
+			abs = MIN(abs, this_sim()->sync_tsc + left);
 	}
 	/* The PMI is due no earlier than first (the rest of this return runs
 	 * before user mode) and no later than timer.c's deadline; entry.asm
 	 * stores the exact count once it knows the TSC of the return. */
-	uint64_t first = MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + rel);
-	sim_arm(MIN(abs, rel == UINT64_MAX ? UINT64_MAX : sim.sync_tsc + SIM_EXIT_TAIL + rel), 0);
-	user_return_timer_abs = abs == UINT64_MAX ? SIM_NONE : (int64_t)(abs - SIM_LAPIC_LAG);
-	user_return_timer_rel = rel == UINT64_MAX ? SIM_NONE : (int64_t)(rel - SIM_LAPIC_LAG);
-	if (first <= sim.sync_tsc + SIM_HORIZON && lapic_may_store(first))
-		user_return_timer_reg = sim.lapic_timer_init;
-	sim.in_user = true;	/* after the PMI: its handler may wake the clock */
+	uint64_t first = MIN(abs, rel == UINT64_MAX ? UINT64_MAX : this_sim()->sync_tsc + rel);
+	sim_arm(MIN(abs, rel == UINT64_MAX ? UINT64_MAX : this_sim()->sync_tsc + SIM_EXIT_TAIL + rel), 0);
+	this_cpu()->user_return_timer_abs = abs == UINT64_MAX ? SIM_NONE : (int64_t)(abs - SIM_LAPIC_LAG);
+	this_cpu()->user_return_timer_rel = rel == UINT64_MAX ? SIM_NONE : (int64_t)(rel - SIM_LAPIC_LAG);
+	if (first <= this_sim()->sync_tsc + SIM_HORIZON && lapic_may_store(first))
+		this_cpu()->user_return_timer_reg = this_sim()->lapic_timer_init;
+	this_sim()->in_user = true;	/* after the PMI: its handler may wake the clock */
 }
 
 /* The model's PMIs are delivered here, after any interrupt handler: its
  * own timer's, or another that came first. */
 static void sim_irq_exit(struct pt_regs *regs)
 {
-	if (!x86_pmu_simulated || (!sim.pmi_counters && !sim.pmi_pending))
+	if (!x86_pmu_simulated || (!this_sim()->pmi_counters && !this_sim()->pmi_pending))
 		return;
 	sim_sync(rdtsc());
 	sim_pmi(regs);
@@ -260,12 +263,12 @@ void pmu_sim_halt(bool halting)
 	uint64_t flags = irq_save(), now = rdtsc();
 
 	sim_sync(now);
-	sim.delivering = false;	/* a halt ends the delivery's stretch */
+	this_sim()->delivering = false;	/* a halt ends the delivery's stretch */
 	if (halting) {
 		stop_clock(now);
 	} else {
-		sim.since = now;
-		sim.halted = false;
+		this_sim()->since = now;
+		this_sim()->halted = false;
 	}
 	sim_rearm();
 	irq_restore(flags);
@@ -296,7 +299,7 @@ bool pmu_sim_rdpmc(struct pt_regs *regs)
 	/* QEMU counted the faulting RDPMC as executed (its helper raises #UD
 	 * without rewinding the instruction count): right for what follows,
 	 * but the value is the count before it. */
-	uint64_t v = sim.count[c];
+	uint64_t v = this_sim()->count[c];
 	if (sim_counter_rings(c) & BIT_ULL(RING_USER))
 		v = (v - 1) & SIM_MASK;
 	regs->rax = (uint32_t)v;
@@ -313,19 +316,19 @@ bool pmu_sim_rdpmc(struct pt_regs *regs)
  * before any new setting counts. Kernel mode, interrupts off. */
 void sim_wake(uint64_t now)
 {
-	if (!sim_work.bit || (user_work & sim_work.bit))
+	if (!sim_work.bit || (this_cpu()->user_work & sim_work.bit))
 		return;
-	sim.ticks[RING_KERNEL] = sim_kernel_ticks(now);	/* what a catch-up saw so far */
-	sim.in_user = false;
-	sim.since = now;
+	this_sim()->ticks[RING_KERNEL] = sim_kernel_ticks(now);	/* what a catch-up saw so far */
+	this_sim()->in_user = false;
+	this_sim()->since = now;
 }
 
 static bool sim_counting(void)
 {
-	bool on = sim.pmi_pending;
+	bool on = this_sim()->pmi_pending;
 
 	for (int c = 0; c < SIM_COUNTERS; c++)
-		on |= sim.rings[c] != 0;
+		on |= this_sim()->rings[c] != 0;
 	return on;
 }
 
@@ -333,7 +336,7 @@ static bool sim_counting(void)
  * the PMI handler's disable_all and enable_all do not switch it off and on. */
 void sim_update_work(void)
 {
-	if (!(user_work & sim_work.bit) && sim_counting())
+	if (!(this_cpu()->user_work & sim_work.bit) && sim_counting())
 		entry_work_set(&sim_work, true);
 }
 
@@ -347,15 +350,15 @@ static struct entry_work sim_work = {
 
 void sim_init(nmi_handler_t pmi)
 {
-	sim.pmi = pmi;
-	sim.global_ctrl = BIT_ULL(SIM_GP) - 1;	/* power-up value (SDM 20.2.2) */
-	sim.timer.fn = sim_timer_fn;
-	sim.since = rdtsc();
+	this_sim()->pmi = pmi;
+	this_sim()->global_ctrl = BIT_ULL(SIM_GP) - 1;	/* power-up value (SDM 20.2.2) */
+	this_sim()->timer.fn = sim_timer_fn;
+	this_sim()->since = rdtsc();
 	/* A second mapping of the xAPIC page, for entry.asm's and lapic_exact's
 	 * single-store arming; IA32_APIC_BASE's low 12 bits are flags. */
 	if (!apic_is_x2apic()) {
 		uint64_t base = rdmsr(MSR_IA32_APIC_BASE) & ~(PAGE_SIZE - 1);
-		sim.lapic_timer_init = (uint32_t *)ioremap(base, PAGE_SIZE) +
+		this_sim()->lapic_timer_init = (uint32_t *)ioremap(base, PAGE_SIZE) +
 				       APIC_TIMER_INIT / sizeof(uint32_t);
 	}
 	x86_pmu_simulated = true;

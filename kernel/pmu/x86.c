@@ -3,6 +3,7 @@
  * intel.c, amd.c (or the model under intel.c) fill. After Linux 6.1's
  * arch/x86/events/core.c, without PEBS, LBR and hybrid PMUs. */
 #include "internal.h"
+#include "../percpu.h"
 #include "../apic.h"
 #include "../traps.h"
 #include <asm/perf_regs.h>
@@ -11,13 +12,19 @@
 struct x86_pmu x86_pmu;
 long x86_pmu_counters_used;
 
-/* The counters (Linux's cpu_hw_events): used from add to del, active from
- * start to stop; the PMI only touches active ones. */
-static struct {
+/* Each CPU's counters (Linux's cpu_hw_events): used from add to del,
+ * active from start to stop; the PMI only touches active ones. */
+struct cpu_hw_events {
 	struct perf_event *events[X86_PMC_IDX_MAX];
 	uint64_t used, active;
 	int rdpmc_users;		/* mapped events: CR4.PCE while > 0 */
-} cpuc;
+};
+static DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
+
+static inline struct cpu_hw_events *this_cpuc(void)
+{
+	return this_cpu_ptr(&cpu_hw_events);
+}
 
 /* A PMI found this many overflows in a row: give up until the next one. */
 #define PMI_MAX_LOOPS	100
@@ -215,7 +222,7 @@ static void x86_pmu_start(struct perf_event *e, int flags)
 	if (flags & PERF_EF_RELOAD)
 		x86_perf_event_set_period(e);
 	hw->state = 0;
-	cpuc.active |= BIT_ULL(hw->idx);
+	this_cpuc()->active |= BIT_ULL(hw->idx);
 	x86_pmu.enable(hw, true);
 	perf_event_update_userpage(e);
 }
@@ -224,9 +231,9 @@ static void x86_pmu_stop(struct perf_event *e, int flags)
 {
 	struct hw_perf_event *hw = &e->hw;
 
-	if (hw->idx >= 0 && (cpuc.active & BIT_ULL(hw->idx))) {
+	if (hw->idx >= 0 && (this_cpuc()->active & BIT_ULL(hw->idx))) {
 		x86_pmu.enable(hw, false);
-		cpuc.active &= ~BIT_ULL(hw->idx);
+		this_cpuc()->active &= ~BIT_ULL(hw->idx);
 		hw->state |= PERF_HES_STOPPED;
 	}
 	if ((flags & PERF_EF_UPDATE) && !(hw->state & PERF_HES_UPTODATE)) {
@@ -238,13 +245,13 @@ static void x86_pmu_stop(struct perf_event *e, int flags)
 static int x86_pmu_add(struct perf_event *e, int flags)
 {
 	struct hw_perf_event *hw = &e->hw;
-	int idx = find_counter(hw->config, cpuc.used);
+	int idx = find_counter(hw->config, this_cpuc()->used);
 
 	if (idx < 0)
 		return -EAGAIN;
-	cpuc.used |= BIT_ULL(idx);
+	this_cpuc()->used |= BIT_ULL(idx);
 	x86_pmu_counters_used++;
-	cpuc.events[idx] = e;
+	this_cpuc()->events[idx] = e;
 	hw->idx = idx;
 	hw->config_base = x86_pmu.config_addr(idx);
 	hw->event_base = x86_pmu.event_addr(idx);
@@ -263,9 +270,9 @@ static void x86_pmu_del(struct perf_event *e, int flags)
 	if (hw->idx < 0)
 		return;
 	x86_pmu_stop(e, PERF_EF_UPDATE);
-	cpuc.used &= ~BIT_ULL(hw->idx);
+	this_cpuc()->used &= ~BIT_ULL(hw->idx);
 	x86_pmu_counters_used--;
-	cpuc.events[hw->idx] = NULL;
+	this_cpuc()->events[hw->idx] = NULL;
 	hw->idx = -1;
 	perf_event_update_userpage(e);
 }
@@ -285,13 +292,13 @@ static int x86_pmu_event_idx(struct perf_event *e)
  * /sys/devices/cpu/rdpmc = 1 (per mm there; one task at a time here). */
 static void x86_pmu_event_mapped(struct perf_event *e)
 {
-	if (cpuc.rdpmc_users++ == 0)
+	if (this_cpuc()->rdpmc_users++ == 0)
 		write_cr4(read_cr4() | CR4_PCE);
 }
 
 static void x86_pmu_event_unmapped(struct perf_event *e)
 {
-	if (--cpuc.rdpmc_users == 0)
+	if (--this_cpuc()->rdpmc_users == 0)
 		write_cr4(read_cr4() & ~CR4_PCE);
 }
 
@@ -306,9 +313,9 @@ static uint64_t overflowed_counters(void)
 
 	if (x86_pmu.get_status)
 		return x86_pmu.get_status();
-	for (uint64_t m = cpuc.active; m; m &= m - 1) {
+	for (uint64_t m = this_cpuc()->active; m; m &= m - 1) {
 		int idx = __builtin_ctzll(m);
-		if (!(pmu_rdmsr(cpuc.events[idx]->hw.event_base) & top))
+		if (!(pmu_rdmsr(this_cpuc()->events[idx]->hw.event_base) & top))
 			status |= BIT_ULL(idx);
 	}
 	return status;
@@ -331,8 +338,8 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 	for (int loops = 0; status && loops < PMI_MAX_LOOPS; loops++) {
 		if (x86_pmu.ack_status)
 			x86_pmu.ack_status(status);	/* every bit: no event owns a stray one */
-		for (uint64_t m = status & cpuc.active; m; m &= m - 1) {
-			struct perf_event *e = cpuc.events[__builtin_ctzll(m)];
+		for (uint64_t m = status & this_cpuc()->active; m; m &= m - 1) {
+			struct perf_event *e = this_cpuc()->events[__builtin_ctzll(m)];
 			x86_perf_event_update(e);
 			if (!x86_perf_event_set_period(e) || !is_sampling_event(e))
 				continue;	/* counting events only fold their wraps */

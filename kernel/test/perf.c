@@ -82,7 +82,7 @@ static struct perf_event *open_fake(struct perf_event *leader, bool pinned)
 	attr.type = fake_pmu.type;
 	struct perf_event *e = perf_event_alloc(&attr, leader, &err);
 	if (e)
-		perf_install_in_context(&perf_cpu_ctx, e);
+		perf_install_in_context(perf_cpu_context(0), e);
 	return e;
 }
 
@@ -91,7 +91,7 @@ static void close_fake(struct perf_event *e)
 {
 	perf_remove_from_context(e);
 	perf_event_free(e);
-	if (!fake_slot[0] && !fake_slot[1] && !perf_cpu_ctx.nr_events) {
+	if (!fake_slot[0] && !fake_slot[1] && !perf_cpu_context(0)->nr_events) {
 		perf_pmu_unregister(&fake_pmu);
 		fake_registered = false;
 	}

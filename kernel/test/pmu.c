@@ -187,7 +187,7 @@ static uint64_t pmi_position(uint64_t period, uint64_t *t0)
 	sim_wrmsr(PMC(TEST_GP), -period & SIM_MASK);
 	pmi_seen = false;
 	sim_wrmsr(MSR_CORE_PERF_GLOBAL_CTRL, BIT_ULL(TEST_GP));
-	*t0 = sim.sync_tsc;
+	*t0 = this_sim()->sync_tsc;
 	/* From RDTSC: shl, or, xor, then turns of inc, cmp, je. */
 	__asm__ volatile("lea 1f(%%rip), %[inc]\n\t"
 			 "lea 2f(%%rip), %[cmp]\n\t"
@@ -219,17 +219,17 @@ KTEST(pmu_model_pmi_lands_on_the_overflowing_instruction)
 	if (!x86_pmu_simulated)
 		KSKIP("the model is not in use (a real PMU, or pmu=off)");
 	uint64_t flags = irq_save(), t0;
-	nmi_handler_t handler = sim.pmi;
+	nmi_handler_t handler = this_sim()->pmi;
 
 	model_borrow();
-	sim.pmi = capture_pmi;
+	this_sim()->pmi = capture_pmi;
 	/* Three periods: the PMI lands on each instruction of the loop. */
 	for (uint64_t period = 3000; period < 3003; period++) {
 		uint64_t at = pmi_position(period, &t0);
 		KEXPECT(pmi_seen);
 		KEXPECT_EQ(at - t0, period);
 	}
-	sim.pmi = handler;
+	this_sim()->pmi = handler;
 	model_return();
 	irq_restore(flags);
 }
@@ -256,7 +256,7 @@ KTEST(pmu_lvt_perfmon_is_an_unmasked_nmi_after_a_pmi)
 		wrapped = sim_rdmsr(PMC(TEST_GP)) < SIM_MASK / 2;
 	}
 	KEXPECT(wrapped);
-	KEXPECT(!sim.pmi_pending);
+	KEXPECT(!this_sim()->pmi_pending);
 	KEXPECT_EQ(sim_rdmsr(MSR_CORE_PERF_GLOBAL_STATUS), 0);
 	KEXPECT_EQ(apic_read(APIC_LVT_PERF), APIC_DM_NMI);
 	model_return();

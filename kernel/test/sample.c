@@ -381,7 +381,7 @@ static struct perf_event *sb_event(struct perf_event_attr attr)
 			   PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 	struct perf_event *e = sample_event(&attr);
 	if (e)
-		perf_install_in_context(&perf_cpu_ctx, e);
+		perf_install_in_context(perf_cpu_context(0), e);
 	return e;
 }
 

@@ -35,8 +35,14 @@ QEMU = [
 ]
 
 
-def qemu_command(iso, firmware, tmpdir, serial="stdio", gdb=False):
-    cmd = QEMU + ["-serial", serial, "-cdrom", iso]
+def with_smp(cmd, smp):
+    """cmd with QEMU's -smp 1 replaced by -smp smp (vCPUs, run round robin under TCG)."""
+    i = cmd.index("-smp")
+    return cmd[:i + 1] + [str(smp)] + cmd[i + 2:]
+
+
+def qemu_command(iso, firmware, tmpdir, serial="stdio", gdb=False, smp=1):
+    cmd = with_smp(QEMU, smp) + ["-serial", serial, "-cdrom", iso]
     if firmware == "uefi":
         # OVMF writes its variables; a reused VARS file can drop into the EFI shell.
         vars_copy = os.path.join(tmpdir, "OVMF_VARS.fd")
@@ -92,14 +98,14 @@ class SerialInput:
             pass
 
 
-def direct_command(kernel, initrd, cmdline, tmpdir, serial="stdio", gdb=False):
+def direct_command(kernel, initrd, cmdline, tmpdir, serial="stdio", gdb=False, smp=1):
     """QEMU loads the kernel (an ELF32 with a multiboot1 header) and the initramfs itself,
     and qboot (the firmware the Linux oracle boots with) hands over at once: the kernel's
     first line comes 0.25 s after QEMU starts, its halt 0.3 s (SeaBIOS: 1.5 s on q35, 0.7 s
     on pc; measured on this 2-core host). Multiboot1 rather than a PVH note: QEMU hands a
     multiboot1 kernel its modules, each with a command line, as GRUB does. COM2, the
     kernel's file channel to the host, goes to tmpdir/com2.bin."""
-    cmd = QEMU + ["-bios", QBOOT, "-serial", serial, "-serial", f"file:{os.path.join(tmpdir, 'com2.bin')}",
+    cmd = with_smp(QEMU, smp) + ["-bios", QBOOT, "-serial", serial, "-serial", f"file:{os.path.join(tmpdir, 'com2.bin')}",
                   "-kernel", os.path.abspath(kernel), "-append", cmdline,
                   "-initrd", os.path.abspath(initrd).replace(",", ",,")]
     if gdb:
@@ -150,7 +156,7 @@ def run_qemu(cmd, timeout, echo, interactive, stdin_data=None, stdin_after=None)
 
 
 def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=False, gdb=False,
-         stdin_data=None, stdin_after=None):
+         stdin_data=None, stdin_after=None, smp=1):
     """Boots iso; returns (log, exit_code, timed_out).
 
     echo: a binary stream that gets the serial output as it arrives. interactive: the
@@ -159,18 +165,19 @@ def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=F
     SerialInput). QEMU's own error messages are appended to the log as `qemu: ...` lines.
     """
     with tempfile.TemporaryDirectory(prefix="pmuos-qemu-") as tmp:
-        cmd = qemu_command(iso, firmware, tmp, "mon:stdio" if interactive else "stdio", gdb)
+        cmd = qemu_command(iso, firmware, tmp, "mon:stdio" if interactive else "stdio", gdb, smp)
         return run_qemu(cmd, timeout, echo, interactive, stdin_data, stdin_after)
 
 
 def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIMEOUT, echo=None,
                 interactive=False, gdb=False, stdin_data=None, stdin_after=None, extra=(),
-                files=(), symfs=None):
+                files=(), symfs=None, smp=1):
     """Boots the ELF32 kernel with the programs [(host path, args[, guest path])] in its
     initramfs, files [(host path, guest path)] beside them (and extra entries, see
-    initramfs.py); returns (log, exit_code, timed_out, files, errors): files [(host path,
-    size)] the kernel sent to the host (COM2, or text frames in the log), written under
-    out_dir; errors about them. symfs: a folder that gets a copy of the image's files."""
+    initramfs.py) on smp CPUs; returns (log, exit_code, timed_out, files, errors): files
+    [(host path, size)] the kernel sent to the host (COM2, or text frames in the log),
+    written under out_dir; errors about them. symfs: a folder that gets a copy of the
+    image's files."""
     with tempfile.TemporaryDirectory(prefix="pmuos-qemu-") as tmp:
         initrd = os.path.join(tmp, "initramfs.cpio")
         entries = initramfs.image_entries(programs, extra, files=files)
@@ -179,7 +186,7 @@ def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIME
         with open(initrd, "wb") as f:
             f.write(initramfs.cpio(entries))
         cmd = direct_command(kernel, initrd, cmdline, tmp,
-                             "mon:stdio" if interactive else "stdio", gdb)
+                             "mon:stdio" if interactive else "stdio", gdb, smp)
         log, code, timed_out = run_qemu(cmd, timeout, echo, interactive, stdin_data, stdin_after)
         with open(os.path.join(tmp, "com2.bin"), "rb") as f:
             files, errors = hostout.parse_binary(f.read())
@@ -306,6 +313,7 @@ def main():
                     help="serial and monitor on this terminal (Ctrl-A X quits); exits with "
                     "the program's status")
     ap.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
+    ap.add_argument("--smp", type=int, default=1, help="QEMU's -smp: the number of CPUs")
     opts = ap.parse_args()
     media = opts.iso or opts.kernel
     if not os.path.exists(media):
@@ -321,7 +329,7 @@ def main():
     interactive = opts.interactive and not piped
     if opts.iso:
         log, code, timed_out = boot(opts.iso, opts.firmware, timeout, echo=echo,
-                                    interactive=interactive, gdb=opts.gdb, **feed)
+                                    interactive=interactive, gdb=opts.gdb, smp=opts.smp, **feed)
     else:
         out_dir = opts.out_dir or os.path.join(os.path.dirname(os.path.abspath(opts.kernel)), "out")
         program = [(opts.program, opts.args) + ((opts.program_path,) if opts.program_path else ())]
@@ -330,7 +338,7 @@ def main():
                 opts.kernel, [image.parse_module(m) for m in opts.module] +
                 (program if opts.program else []), opts.cmdline,
                 out_dir, timeout, echo=echo, interactive=interactive, gdb=opts.gdb,
-                files=local_files(opts), symfs=opts.symfs, **feed)
+                files=local_files(opts), symfs=opts.symfs, smp=opts.smp, **feed)
         except (OSError, ValueError) as e:
             print(f"run.py: {e}", file=sys.stderr)
             return 2

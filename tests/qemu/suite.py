@@ -26,8 +26,11 @@ import run  # noqa: E402
 TTY_INPUT = {"stdin_data": run.typed(b"pmuos-tty-input\n"),
              "stdin_after": b"# tty: waiting for stdin"}
 RUNS = ("unit", "host", "bios", "uefi", "panic", "fail", "fuzz", "linux", "busybox", "hostout",
-        "perf", "clang")
-NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz"}
+        "perf", "clang", "smp", "smp-uefi")
+# OVMF with several vCPUs under icount takes minutes (its APs run while pmuos boots):
+# smp-uefi runs only when named.
+DEFAULT_RUNS = tuple(r for r in RUNS if r != "smp-uefi")
+NEEDS_IMAGE = {"bios", "uefi", "panic", "fail", "fuzz", "smp", "smp-uefi"}
 
 
 class Collect(unittest.TestResult):
@@ -162,6 +165,72 @@ def negative(opts, flag, want, name, title):
     return [outcome._replace(name=title)], f"{flag}, QEMU exit code {code}"
 
 
+def smp_iso(opts, firmware, cpus, name):
+    """The kernel alone (its self-tests, an empty run list) from a GRUB image on QEMU -smp
+    cpus: the RSDP from GRUB's multiboot2 tag, every CPU of the MADT started; smp.expect
+    makes the self-test smp_every_cpu_up count them."""
+    with tempfile.TemporaryDirectory(prefix="pmuos-smp-") as tmp:
+        iso = image.build_iso(opts.kernel, [], f"{opts.cmdline} smp.expect={cpus}".strip(),
+                              os.path.join(tmp, f"{name}.iso"))
+        log, code, timed_out = run.boot(iso, firmware, opts.timeout, smp=cpus)
+    save(opts.log_dir, name, log)
+    return [o._replace(name=f"-smp {cpus}: {o.name}")
+            for o in ktap.evaluate(log, code, timed_out)]
+
+
+def smp_run(opts):
+    """Several CPUs, SeaBIOS: GRUB images with -smp 2 and -smp 4, then the whole userland
+    booted directly (qboot: the RSDP found by the BIOS-area scan) with -smp 4 and the
+    self-tests on: the other CPUs idle, everything still runs on CPU 0."""
+    result = smp_iso(opts, "bios", 2, "smp2-bios") + smp_iso(opts, "bios", 4, "smp4-bios")
+    if opts.programs:
+        log, code, timed_out, _, _ = run.boot_direct(
+            opts.kernel32, opts.programs, f"{opts.cmdline} ktest=1 smp.expect=4", None,
+            opts.timeout, smp=4, **TTY_INPUT)
+        save(opts.log_dir, "smp4-direct", log)
+        result += [o._replace(name=f"-smp 4 direct: {o.name}")
+                   for o in ktap.evaluate(log, code, timed_out)]
+    result += smp_determinism(opts)
+    return result, "GRUB -smp 2 and 4, direct -smp 4 with the programs, icount determinism"
+
+
+# Programs whose output depends on exact instruction timing (sample positions, records lost).
+DETERMINISM_PROGRAMS = ("perf_count", "perf_sample")
+
+
+def smp_determinism(opts):
+    """Under -icount the idle APs must not move CPU 0's clock: two -smp 2 boots give the same
+    serial output byte for byte, and a -smp 1 boot the same but for the lines about CPUs."""
+    progs = [p for p in opts.programs if os.path.basename(p[0]) in DETERMINISM_PROGRAMS]
+    if not progs:
+        return [ktap.Outcome("determinism", True, "no perf_count or perf_sample given",
+                             skipped=True)]
+    logs = {}
+    for name, cpus in (("smp1-a", 1), ("smp2-a", 2), ("smp2-b", 2)):
+        log, code, timed_out, _, _ = run.boot_direct(opts.kernel32, progs,
+                                                     f"{opts.cmdline} ktest=0", None,
+                                                     opts.timeout, smp=cpus)
+        save(opts.log_dir, f"determinism-{name}", log)
+        logs[name] = log
+        if code != 1 or timed_out:  # `== halt status=0` exits QEMU with (0 << 1) | 1
+            return [ktap.Outcome(f"determinism: {name} boot", False,
+                                 f"QEMU exit code {code}, timed out {timed_out}")]
+
+    def cpu_lines_out(text):
+        return [line for line in text.splitlines()
+                if not line.startswith(("pmuos: ACPI:", "pmuos: SMP:"))]
+    same2 = logs["smp2-a"] == logs["smp2-b"]
+    same1 = cpu_lines_out(logs["smp1-a"]) == cpu_lines_out(logs["smp2-a"])
+    return [ktap.Outcome("determinism: -smp 2 twice, byte for byte", same2,
+                         "" if same2 else "the two -smp 2 logs differ (build/test-logs)"),
+            ktap.Outcome("determinism: -smp 1 and -smp 2 but the CPU lines", same1,
+                         "" if same1 else "the -smp 1 and -smp 2 logs differ (build/test-logs)")]
+
+
+def smp_uefi_run(opts):
+    return smp_iso(opts, "uefi", 2, "smp2-uefi"), "GRUB under OVMF, -smp 2"
+
+
 def oracle(opts):
     """The same programs on Linux; tests/qemu/oracle.py knows how to boot it."""
     if not os.path.exists(os.path.join(HERE, "oracle.py")) or not opts.programs:
@@ -290,7 +359,8 @@ def main():
                     metavar="PATH[:ARGS]", help="a program in the ISO, in order (for Linux)")
     ap.add_argument("--no-oracle", action="store_true", help="skip the Linux run")
     ap.add_argument("--oracle-init", help="the Linux /init runner (default: oracle.py's)")
-    ap.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated subset of {RUNS}")
+    ap.add_argument("--runs", default=",".join(DEFAULT_RUNS),
+                    help=f"comma-separated subset of {RUNS}")
     ap.add_argument("--timeout", type=float, default=run.DEFAULT_TIMEOUT, help="per boot")
     ap.add_argument("--jobs", type=int, default=2, help="QEMU boots at once")
     ap.add_argument("--log-dir", help="serial logs go here (default: test-logs beside the ISO)")
@@ -330,12 +400,14 @@ def main():
         "hostout": (hostout_run, opts),
         "perf": (perf_run, opts),
         "clang": (clang_build, opts),
+        "smp": (smp_run, opts),
+        "smp-uefi": (smp_uefi_run, opts),
     }
     prefixes = {"panic": "bios", "fail": "bios"}  # the negative runs boot SeaBIOS
     totals = [0, 0, 0]
     # The OVMF boot is the longest by far (see run.py): start it first, and the other
     # boots share the second core meanwhile.
-    start_order = sorted(runs, key=lambda r: (r != "uefi", r != "fuzz"))
+    start_order = sorted(runs, key=lambda r: (r not in ("uefi", "smp-uefi"), r != "fuzz"))
     with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
         futures = {r: pool.submit(timed, *jobs[r]) for r in start_order}
         for r in runs:  # report in a fixed order, whatever finishes first

@@ -1,0 +1,19 @@
+/* The application processors: found in the MADT, started with
+ * INIT-SIPI-SIPI, parked idle. */
+#pragma once
+#include "kernel.h"
+
+/* Start every enabled processor the MADT lists (the kernel command line's
+ * maxcpus=N caps the count) and wait until each is parked in its idle loop;
+ * nr_cpus counts those up. After sti: the waits halt on the timer. */
+void smp_boot_aps(void);
+
+/* Run fn(arg) on CPU cpu with its interrupts off, and wait until it has
+ * returned (Linux's smp_call_function_single with wait = 1): at once when
+ * cpu is this one, else by IPI (IRQ_VECTOR_CALL_FUNCTION). Not from NMI
+ * or interrupt context. 0, or -ENXIO for a CPU that is not up. While it
+ * waits it runs the calls other CPUs send it, so two CPUs calling each
+ * other do not deadlock. */
+int smp_call_function_single(int cpu, void (*fn)(void *arg), void *arg);
+/* IPIs the CPU has taken (for tests). */
+unsigned long smp_calls_taken(int cpu);

@@ -1,0 +1,160 @@
+/* Self-tests of the per-CPU accessor, the application processors, calls on
+ * another CPU and the spinlocks. With -smp 1 they check the one CPU; the
+ * suite's smp runs boot 2 and 4 with smp.expect=N on the command line. */
+#include "../ktest.h"
+#include "../acpi.h"
+#include "../apic.h"
+#include "../cmdline.h"
+#include "../nmi.h"
+#include "../percpu.h"
+#include "../smp.h"
+#include "../spinlock.h"
+#include "../x86.h"
+#include <asm-generic/errno.h>
+
+KTEST(smp_every_cpu_up)
+{
+	unsigned long expect = cmdline_ulong("smp.expect", 0);
+
+	if (expect)
+		KEXPECT_EQ(nr_cpus, (int)expect);
+	if (acpi_madt.found && !cmdline_ulong("maxcpus", 0))
+		KEXPECT_EQ(nr_cpus, acpi_madt.nr_cpus);
+	for (int i = 0; i < nr_cpus; i++) {
+		const struct cpu *c = cpus[i];
+		KEXPECT(c && c->self == c && c->id == i && c->online);
+		for (int j = 0; j < i; j++)
+			KEXPECT(cpus[j]->apic_id != c->apic_id);
+	}
+	KEXPECT(!cpus[nr_cpus < NR_CPUS ? nr_cpus : 0] || nr_cpus == NR_CPUS);
+}
+
+static DEFINE_PER_CPU(long, test_counter);
+
+KTEST(percpu_accessor_is_the_gs_base)
+{
+	KEXPECT_EQ(rdmsr(MSR_GS_BASE), (uint64_t)this_cpu());
+	KEXPECT(this_cpu() == cpus[0] && smp_processor_id() == 0);
+	KEXPECT(this_cpu_ptr(&test_counter) == &test_counter);	/* CPU 0's is the image's */
+	for (int i = 1; i < nr_cpus; i++)
+		KEXPECT(per_cpu_ptr(&test_counter, i) != per_cpu_ptr(&test_counter, i - 1));
+}
+
+struct seen {
+	int id;
+	uint32_t apic_id;
+	uint64_t gs_base;
+	bool irqs_on;
+	long *counter;
+};
+
+static void whoami(void *arg)
+{
+	struct seen *s = arg;
+
+	s->id = smp_processor_id();
+	s->apic_id = apic_id();
+	s->gs_base = rdmsr(MSR_GS_BASE);
+	s->irqs_on = irqs_enabled();
+	s->counter = this_cpu_ptr(&test_counter);
+	*s->counter += s->id + 1;
+}
+
+KTEST(smp_call_runs_on_each_cpu)
+{
+	for (int i = 0; i < nr_cpus; i++) {
+		unsigned long before = smp_calls_taken(i);
+		long count = *per_cpu_ptr(&test_counter, i);
+		struct seen s = { .id = -1 };
+		KEXPECT_EQ(smp_call_function_single(i, whoami, &s), 0);
+		KEXPECT_EQ(s.id, i);
+		KEXPECT_EQ(s.apic_id, cpus[i]->apic_id);
+		KEXPECT_EQ(s.gs_base, (uint64_t)cpus[i]);
+		KEXPECT(!s.irqs_on);
+		KEXPECT(s.counter == per_cpu_ptr(&test_counter, i));
+		KEXPECT_EQ(*per_cpu_ptr(&test_counter, i), count + i + 1);
+		KEXPECT_EQ(smp_calls_taken(i), before + (i ? 1 : 0));	/* an IPI, or a direct call */
+	}
+	KEXPECT_EQ(smp_call_function_single(nr_cpus, whoami, NULL), -ENXIO);
+	KEXPECT_EQ(smp_call_function_single(-1, whoami, NULL), -ENXIO);
+}
+
+KTEST(spinlock_irqsave_restores_the_interrupt_flag)
+{
+	struct spinlock l = SPINLOCK_INIT("test");
+
+	sti();
+	uint64_t flags = spin_lock_irqsave(&l);
+	KEXPECT(!irqs_enabled() && spin_is_locked(&l));
+	KEXPECT(spin_lock_misuse(&l) != NULL);	/* again on this CPU: LOCK_DEBUG panics */
+	spin_unlock_irqrestore(&l, flags);
+	KEXPECT(irqs_enabled() && !spin_is_locked(&l));
+	cli();
+	flags = spin_lock_irqsave(&l);
+	spin_unlock_irqrestore(&l, flags);
+	KEXPECT(!irqs_enabled());
+	sti();
+}
+
+/* ---- NMIs: the lock rule, and the paranoid entry's SWAPGS ---- */
+
+static volatile bool nmi_armed;
+static struct spinlock nmi_lock = SPINLOCK_INIT("test nmi");
+static const char *nmi_misuse;
+static struct cpu *nmi_cpu;
+static uint64_t nmi_gs_base;
+
+static bool smp_test_nmi(struct pt_regs *regs)
+{
+	if (!nmi_armed)
+		return false;
+	nmi_misuse = spin_lock_misuse(&nmi_lock);
+	nmi_cpu = this_cpu();
+	nmi_gs_base = rdmsr(MSR_GS_BASE);
+	nmi_armed = false;
+	return true;
+}
+
+/* A self-NMI; with user_gs, taken while the CPU runs the kernel with a
+ * user GS base (as between SWAPGS and SYSRET), which the NMI entry must
+ * see and swap. Interrupts off, nothing in the window reads GS. */
+static void raise_nmi(bool user_gs)
+{
+	static bool registered;
+
+	if (!registered)
+		nmi_register(smp_test_nmi);
+	registered = true;
+	nmi_cpu = NULL;
+	nmi_gs_base = 0;
+	uint64_t flags = irq_save();
+	uint64_t saved = rdmsr(MSR_KERNEL_GS_BASE);
+	wrmsr(MSR_KERNEL_GS_BASE, 0x1000);	/* a user address */
+	nmi_armed = true;
+	if (user_gs)
+		__asm__ volatile("swapgs" ::: "memory");
+	apic_send_self(APIC_DM_NMI, 0);
+	for (int i = 0; i < 1000000 && nmi_armed; i++)
+		pause();
+	if (user_gs)
+		__asm__ volatile("swapgs" ::: "memory");
+	wrmsr(MSR_KERNEL_GS_BASE, saved);
+	irq_restore(flags);
+}
+
+KTEST(spinlock_in_nmi_is_misuse)
+{
+	raise_nmi(false);
+	KEXPECT(!nmi_armed);
+	KEXPECT(nmi_misuse != NULL);	/* in_nmi(): spin_lock would panic */
+	KEXPECT(spin_lock_misuse(&nmi_lock) == NULL);
+}
+
+KTEST(nmi_with_user_gs_base_swaps)
+{
+	raise_nmi(true);
+	KEXPECT(!nmi_armed);
+	KEXPECT(nmi_cpu == cpus[0]);
+	KEXPECT_EQ(nmi_gs_base, (uint64_t)cpus[0]);
+	KEXPECT_EQ(rdmsr(MSR_GS_BASE), (uint64_t)cpus[0]);	/* and swapped back */
+}
