@@ -157,7 +157,7 @@ PERIOD ?=
 FREQ ?=
 REPORT_ARGS ?=
 PERF_RUN = $(PYTHON) tests/qemu/run.py --interactive --kernel $(KERNEL32) \
-	--cmdline 'ktest=0 $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out \
+	--cmdline 'ktest=0 $(CMDLINE)' --timeout $(TIMEOUT) --out-dir $(BUILD)/out --smp $(SMP) \
 	--program $(PERF_TOOL) --program-path /usr/bin/perf --files-in-args --symfs $(BUILD)/out/symfs
 PERF_EVENTS = $(if $(EVENTS),-e $(EVENTS))
 $(PERF_TOOL): tests/qemu/perf_tool.py
