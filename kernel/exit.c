@@ -96,6 +96,28 @@ void task_reap_dead(void)
 	}
 }
 
+/* The thread t has exited: the tasks it made (and their threads) pass to a
+ * living thread of its process, else to the process's new reaper, and each
+ * that asked (PR_SET_PDEATHSIG) gets its signal, as Linux's
+ * forget_original_parent sends it at every such change. */
+static void orphan_threads_children(struct task *t, struct task *leader)
+{
+	struct task *heir = NULL, *c;
+
+	for (c = sched_first(); c && !heir; c = c->next)
+		if (c->tgid == t->tgid && c->state != TASK_ZOMBIE && !c->exiting)
+			heir = c;
+	if (!heir)
+		heir = new_reaper(leader);
+	for (c = sched_first(); c; c = c->next) {
+		if (c->creator != t)
+			continue;
+		c->creator = heir;
+		if (c->pdeath_signal && c->state != TASK_ZOMBIE)
+			signal_send(c, c->pdeath_signal, NULL);
+	}
+}
+
 static void kill_other_threads(struct task *t)
 {
 	for (struct task *s = sched_first(); s; s = s->next)
@@ -133,21 +155,17 @@ __noreturn void task_exit(int wstatus, bool group)
 	t->us = NULL;
 	t->vfork_parent = NULL;		/* a vfork parent runs on */
 	t->state = TASK_ZOMBIE;
+	orphan_threads_children(t, leader);
 	if (process_dead(leader)) {
 		itimers_exit(leader);	/* no signal for the dead */
 		/* Orphans go to the nearest living subreaper above (Linux's
 		 * find_new_reaper) or init (or, init gone, to the kernel, which
-		 * reaps them); a zombie among them tells its new parent at once.
-		 * Each one that asked (PR_SET_PDEATHSIG) gets its signal; Linux
-		 * sends it when the creating thread exits, here when its process
-		 * does. */
+		 * reaps them); a zombie among them tells its new parent at once. */
 		struct task *reaper = new_reaper(leader);
 		for (struct task *c = sched_first(); c; c = c->next) {
 			if (c->parent != leader)
 				continue;
 			c->parent = reaper;
-			if (c->pdeath_signal)
-				signal_send(c, c->pdeath_signal, NULL);
 			if (reaper && c == c->leader && process_dead(c))
 				notify_parent(c);
 		}

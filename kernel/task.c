@@ -105,7 +105,7 @@ struct task *task_alloc(void)
 
 void task_free(struct task *t)
 {
-	signal_flush(&t->sig);
+	signal_release(&t->sig);
 	if (t->fds)
 		fd_table_put(t->fds);
 	if (t->cwd)
@@ -148,7 +148,8 @@ int task_run_init(void)
 	if (!t || !(t->fds = fd_table_new()) || (err = dev_open_console(t->fds)))
 		goto fail;
 	t->pgid = t->sid = t->pid;	/* pid 1, the session leader of the console */
-	signal_init(&t->sig);
+	if ((err = signal_init(&t->sig)))
+		goto fail;
 	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;
 	if ((err = exec_into(t, argv[0], &args, regs)))
 		goto fail;

@@ -33,6 +33,9 @@ struct task {
 	int pgid, sid;			/* process group and session */
 	struct task *leader;		/* the process's first thread */
 	struct task *parent;		/* the process wait()s for it; NULL: the kernel */
+	struct task *creator;		/* the thread that made its process (Linux's
+					 * real_parent): PR_SET_PDEATHSIG fires when that
+					 * thread exits; NULL: the kernel */
 	struct task *next;		/* all tasks, by pid (sched.c) */
 	enum task_state state;
 	char comm[TASK_COMM_LEN];	/* the program file's basename, as Linux's comm */
@@ -79,6 +82,9 @@ struct task {
 
 /* t's soft limit of resource (RLIMIT_*), sys_info.c. */
 uint64_t task_rlimit(const struct task *t, unsigned resource);
+/* The default RLIMIT_NPROC, soft and hard (init's, as Linux's: half of
+ * threads-max). */
+void rlimit_init_nproc(uint64_t n);
 
 /* The task with this pid (or tid), or NULL (zombies included). */
 struct task *task_by_pid(int pid);
@@ -97,6 +103,14 @@ static inline uint64_t task_cputime_tsc(const struct task *t)
 extern long tasks_alive;
 /* kernel.pid_max: pids are handed out below it, then again from 300. */
 extern int pid_max;
+/* kernel.threads-max (fork.c): with this many tasks alive (zombies too),
+ * fork and clone fail with EAGAIN, root's as anyone's. RLIMIT_NPROC is not
+ * enforced: every pmuos task is root, which Linux exempts from it. */
+extern int max_threads;
+#define MIN_THREADS	20		/* Linux's bounds on threads-max */
+#define MAX_THREADS	0x3fffffff	/* FUTEX_TID_MASK */
+/* Size max_threads from memory, as Linux's fork_init (after frames_init). */
+void fork_init(void);
 /* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,
  * context switches, halted time, the last pid. */
 extern unsigned long tasks_forked, context_switches;

@@ -10,7 +10,7 @@ USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -
 
 # Test programs in the order the suite runs them; each one is user/tests/NAME.c.
 USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sysfs filemap files dev \
-	outfiles proc procfs procs pthreads pipe eventfd select epoll timers sched \
+	outfiles proc procfs procs tasks pthreads pipe eventfd select epoll timers sched \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
 	perf_aux itrace perf_sigio breakpoint perf_inherit
