@@ -19,6 +19,7 @@
 #include <linux/signal.h>
 #include <asm/ucontext.h>
 #include <asm-generic/errno.h>
+#include <asm/unistd_64.h>
 
 struct rt_sigframe {
 	uint64_t pretcode;	/* the handler returns into sa_restorer */
@@ -354,21 +355,32 @@ static void take(struct signal_state *s, int sig, siginfo_t *info)
 		s->pending &= ~sigbit(sig);
 }
 
-/* A syscall that returned -ERESTARTSYS (its frame's vector -1, entry.asm's
+/* A syscall that a signal interrupted (its frame's vector -1, entry.asm's
  * mark of a syscall frame, and the number in error_code) runs again from
- * its SYSCALL instruction, unless the handler about to run (ka) lacks
- * SA_RESTART: then it fails with EINTR. */
+ * its SYSCALL instruction, as Linux's: -ERESTARTSYS unless the handler about
+ * to run (ka) lacks SA_RESTART, -ERESTARTNOHAND and -ERESTART_RESTARTBLOCK
+ * (as restart_syscall) only when no handler runs; else EINTR. */
 static void syscall_restart(struct pt_regs *regs, const struct kernel_sigaction *ka)
 {
-	if (regs->vector != (uint64_t)-1 || regs->rax != (uint64_t)-ERESTARTSYS ||
-	    regs->error_code == (uint64_t)-1)
+	long r = regs->rax;
+
+	if (regs->vector != (uint64_t)-1 || regs->error_code == (uint64_t)-1)
 		return;
-	if (ka && !(ka->flags & SA_RESTART)) {
+	if (r != -ERESTARTSYS && r != -ERESTARTNOHAND && r != -ERESTART_RESTARTBLOCK)
+		return;
+	if (ka && (r != -ERESTARTSYS || !(ka->flags & SA_RESTART))) {
 		regs->rax = -EINTR;
 		return;
 	}
-	regs->rax = regs->error_code;
+	regs->rax = r == -ERESTART_RESTARTBLOCK ? __NR_restart_syscall : regs->error_code;
 	regs->rip -= 2;		/* SYSCALL's length */
+}
+
+long sys_restart_syscall(void)
+{
+	struct restart_block *rb = &current->restart;
+
+	return rb->fn ? rb->fn(rb) : -EINTR;	/* Linux's do_no_restart_syscall */
 }
 
 void signal_deliver(struct pt_regs *regs)
@@ -553,6 +565,7 @@ long sys_rt_sigreturn(void)
 	regs->cs = GDT_USER_CS;
 	regs->ss = GDT_USER_DS;
 	regs->error_code = -1;	/* no syscall to restart, whatever RAX holds */
+	current->restart.fn = NULL;	/* nor a restart_syscall, as Linux's */
 	current->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
 	user_work_signal();
 	return regs->rax;

@@ -10,6 +10,21 @@
  * value, never seen by user space: the return to user mode resolves it
  * (signal_deliver). */
 #define ERESTARTSYS	512
+/* Restarted only when no handler runs (else EINTR, SA_RESTART or not):
+ * the same syscall (a sleep to an absolute time), or restart_syscall, which
+ * goes on with what the task's restart block kept (a relative sleep's
+ * deadline), as Linux's. */
+#define ERESTARTNOHAND	514
+#define ERESTART_RESTARTBLOCK	516
+
+/* What restart_syscall continues (Linux's restart_block): set by a sleep
+ * that returns -ERESTART_RESTARTBLOCK; fn NULL: nothing (EINTR). */
+struct restart_block {
+	long (*fn)(struct restart_block *rb);
+	uint64_t deadline;		/* when the sleep ends: TSC, or the clock's ns */
+	uint64_t uaddr;			/* nanosleep's rem, the futex word */
+	uint32_t val, bitset;		/* the futex's */
+};
 
 struct pt_regs;
 struct task;
@@ -100,6 +115,7 @@ long sys_rt_sigaction(long sig, long uact, long uoact, long sigsetsize);
 long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize);
 long sys_rt_sigpending(long uset, long sigsetsize);
 long sys_rt_sigreturn(void);
+long sys_restart_syscall(void);
 long sys_sigaltstack(long uss, long uoss);
 long sys_pause(void);
 long sys_rt_sigsuspend(long umask, long sigsetsize);

@@ -1,6 +1,7 @@
 /* Time syscalls: the clocks of clock.c, sleeps on the deadline timer. */
 #include "syscall.h"
 #include "clock.h"
+#include "signal.h"
 #include "task.h"
 #include "tsc.h"
 #include "x86.h"
@@ -56,19 +57,31 @@ long sys_time(long ut)
 	return t;
 }
 
-static long sleep_until(uint64_t deadline_ns_mono, long urem)
+static long nanosleep_restart(struct restart_block *rb);
+
+/* Sleep until the monotonic clock reads deadline. A signal ends it early
+ * as Linux's do_nanosleep: the time left goes to urem (if not 0), and
+ * restart_syscall sleeps on to the same deadline when no handler runs. */
+static long sleep_until(uint64_t deadline, long urem)
 {
 	uint64_t now = clock_monotonic_ns();
 
-	if (deadline_ns_mono <= now)
+	if (deadline <= now)
 		return 0;
-	int r = task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline_ns_mono - now));
+	int r = task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline - now));
 	if (r != -EINTR)
 		return 0;
 	now = clock_monotonic_ns();
-	if (urem && put_timespec(urem, deadline_ns_mono > now ? deadline_ns_mono - now : 0))
+	if (urem && put_timespec(urem, deadline > now ? deadline - now : 0))
 		return -EFAULT;
-	return -EINTR;
+	current->restart = (struct restart_block){ .fn = nanosleep_restart, .deadline = deadline,
+						   .uaddr = urem };
+	return -ERESTART_RESTARTBLOCK;
+}
+
+static long nanosleep_restart(struct restart_block *rb)
+{
+	return sleep_until(rb->deadline, rb->uaddr);
 }
 
 static int get_timespec_ns(long uts, uint64_t *ns)
@@ -102,7 +115,9 @@ long sys_clock_nanosleep(long clock, long flags, long ureq, long urem)
 		return err;
 	if ((err = get_timespec_ns(ureq, &ns)))
 		return err;
-	if (flags & TIMER_ABSTIME)
-		return sleep_until(clock_monotonic_ns() + (ns > now ? ns - now : 0), 0);
+	if (flags & TIMER_ABSTIME) {	/* no rem, and restarted as it was (Linux) */
+		long r = sleep_until(clock_monotonic_ns() + (ns > now ? ns - now : 0), 0);
+		return r == -ERESTART_RESTARTBLOCK ? -ERESTARTNOHAND : r;
+	}
 	return sleep_until(clock_monotonic_ns() + ns, urem);
 }

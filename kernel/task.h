@@ -78,6 +78,7 @@ struct task {
 	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
 	int next_timer_id;		/* the leader's: the next POSIX timer's id */
 	bool did_exec;			/* execve'd since its fork (setpgid's EACCES) */
+	struct restart_block restart;	/* restart_syscall's (signal.h) */
 };
 
 /* t's soft limit of resource (RLIMIT_*), sys_info.c. */
