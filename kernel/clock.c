@@ -30,10 +30,6 @@ uint64_t clock_realtime_ns(void)
 	return realtime_base_ns + clock_monotonic_ns();
 }
 
-static uint64_t cputime_ns(void)
-{
-	return tsc_to_ns(task_cputime_tsc(current));
-}
 
 int clock_read_ns(long clockid, uint64_t *ns)
 {
@@ -49,8 +45,10 @@ int clock_read_ns(long clockid, uint64_t *ns)
 		*ns = clock_monotonic_ns();
 		return 0;
 	case CLOCK_PROCESS_CPUTIME_ID:
+		*ns = tsc_to_ns(task_process_cputime_tsc(current));
+		return 0;
 	case CLOCK_THREAD_CPUTIME_ID:
-		*ns = cputime_ns();
+		*ns = tsc_to_ns(task_cputime_tsc(current));
 		return 0;
 	default:
 		return -EINVAL;

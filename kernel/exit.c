@@ -83,6 +83,8 @@ void task_reap_dead(void)
 		bool thread = t != t->leader;
 		if (!thread && (t->parent || !process_dead(t)))
 			continue;
+		if (thread && task_by_pid(t->tgid) == t->leader)	/* not reaped before it */
+			t->leader->dead_threads_tsc += t->sum_exec_tsc;
 		if (t->pid == INIT_PID) {
 			/* init is gone: so is everything else (Linux would panic). */
 			task_init_status = shell_status(t->wait_status);

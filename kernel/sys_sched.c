@@ -23,17 +23,10 @@
 #define MAX_RT_PRIO	100
 #define SCHED_OTHER	SCHED_NORMAL
 
-/* CPU time of t's process (every live thread), or of that one thread. */
+/* CPU time of t's process, or of that one thread. */
 static uint64_t cputime_ns(const struct task *t, bool thread)
 {
-	uint64_t sum = 0;
-
-	if (thread)
-		return tsc_to_ns(task_cputime_tsc(t));
-	for (struct task *s = sched_first(); s; s = s->next)
-		if (s->tgid == t->tgid)
-			sum += task_cputime_tsc(s);
-	return tsc_to_ns(sum);
+	return tsc_to_ns(thread ? task_cputime_tsc(t) : task_process_cputime_tsc(t));
 }
 
 long sys_getrusage(long who, long uru)

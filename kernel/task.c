@@ -49,6 +49,16 @@ int task_next_pid(int from)
 	return -1;
 }
 
+uint64_t task_process_cputime_tsc(const struct task *t)
+{
+	uint64_t sum = t->leader->dead_threads_tsc;
+
+	for (struct task *s = sched_first(); s; s = s->next)
+		if (s->tgid == t->tgid)
+			sum += task_cputime_tsc(s);
+	return sum;
+}
+
 void task_set_comm(struct task *t, const char *name, size_t len)
 {
 	len = MIN(strnlen(name, len), sizeof(t->comm) - 1);

@@ -73,6 +73,7 @@ struct task {
 	uint64_t sum_exec_tsc;		/* its CPU time until it last left the CPU */
 	uint64_t cputime_base_tsc;	/* on the CPU: its CPU time is rdtsc() - this */
 	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
+	uint64_t dead_threads_tsc;	/* the leader's: its freed threads' CPU time */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
 	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
@@ -100,6 +101,9 @@ static inline uint64_t task_cputime_tsc(const struct task *t)
 {
 	return t == current ? rdtsc() - t->cputime_base_tsc : t->sum_exec_tsc;
 }
+/* The CPU time of t's process: its threads', the freed ones' too
+ * (CLOCK_PROCESS_CPUTIME_ID, the process's CPU timers). */
+uint64_t task_process_cputime_tsc(const struct task *t);
 /* Tasks allocated and not yet freed (zombies too), for the accounting. */
 extern long tasks_alive;
 /* kernel.pid_max: pids are handed out below it, then again from 300. */

@@ -63,8 +63,10 @@ static void make(void)
 	default: {
 		struct sigevent ev = { .sigev_notify = SIGEV_NONE };
 		int id;
-		if (ntimers < 2 && call(SYS_timer_create, CLOCK_MONOTONIC, (long)&ev, (long)&id,
-					0, 0) == 0)
+		static const long clocks[] = { CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+					       CLOCK_THREAD_CPUTIME_ID };
+		if (ntimers < 2 && call(SYS_timer_create, clocks[fz_below(3)], (long)&ev,
+					(long)&id, 0, 0) == 0)
 			timer_ids[ntimers++] = id;
 	}
 	}
