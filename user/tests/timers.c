@@ -308,20 +308,20 @@ TEST(posix_timer_cpu_clocks)
 	for (int i = 0; i < 2; i++) {
 		struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1,
 				       .sigev_value.sival_int = 40 + i };
-		struct itimerspec its = { .it_value = { 0, 30 * 1000 * 1000 } }, cur;
+		struct itimerspec its = { .it_value = { 0, 10 * 1000 * 1000 } }, cur;
 		timer_t id;
 
 		catch(SIGUSR1);
 		ASSERT_EQ(timer_create(clocks[i], &ev, &id), 0);
 		long armed_at = clock_ns(clocks[i]);
 		ASSERT_EQ(timer_settime(id, 0, &its, NULL), 0);
-		usleep(100 * 1000);		/* asleep: no CPU time goes by */
+		usleep(50 * 1000);		/* asleep: no CPU time goes by */
 		EXPECT_EQ(hits, 0);
 		spin_until_hit(3000);
 		EXPECT_EQ(hits, 1);
 		EXPECT_EQ(last_code, SI_TIMER);
 		EXPECT_EQ(last_value, 40 + i);
-		EXPECT_GE(clock_ns(clocks[i]) - armed_at, 30 * 1000 * 1000);
+		EXPECT_GE(clock_ns(clocks[i]) - armed_at, 10 * 1000 * 1000);
 		EXPECT_EQ(timer_gettime(id, &cur), 0);
 		EXPECT_EQ(cur.it_value.tv_sec + cur.it_value.tv_nsec, 0);
 		EXPECT_EQ(timer_delete(id), 0);
@@ -354,7 +354,7 @@ TEST(posix_cpu_timers_of_a_threaded_process)
 {
 	struct sigevent ev1 = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
 	struct sigevent ev2 = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2 };
-	struct itimerspec its = { .it_value = { 0, 20 * 1000 * 1000 } };
+	struct itimerspec its = { .it_value = { 0, 10 * 1000 * 1000 } };
 	struct sigaction sa = { .sa_handler = count_usr };
 	timer_t own, proc;
 	pthread_t t;
@@ -367,11 +367,11 @@ TEST(posix_cpu_timers_of_a_threaded_process)
 	long process0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(timer_settime(own, 0, &its, NULL), 0);
 	ASSERT_EQ(timer_settime(proc, 0, &its, NULL), 0);
-	ASSERT_EQ(pthread_create(&t, NULL, spin_cpu, (void *)(100 * 1000 * 1000l)), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, spin_cpu, (void *)(40 * 1000 * 1000l)), 0);
 	ASSERT_EQ(pthread_join(t, NULL), 0);
 	EXPECT_EQ(usr2_hits, 1);
 	EXPECT_EQ(usr1_hits, 0);
-	EXPECT_GE(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - process0, 100 * 1000 * 1000);
+	EXPECT_GE(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - process0, 40 * 1000 * 1000);
 	EXPECT_EQ(timer_delete(own), 0);
 	EXPECT_EQ(timer_delete(proc), 0);
 	signal(SIGUSR1, SIG_DFL);
