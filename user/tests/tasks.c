@@ -1,7 +1,7 @@
 /* user/tests/tasks.c: what tasks share and what bounds their number: signal actions shared by
  * threads and CLONE_SIGHAND children (copied by fork, unshared by exec), PR_SET_PDEATHSIG
  * fired by the exit of the creating thread, and fork and clone failing with EAGAIN at
- * kernel.threads-max with nothing leaked. */
+ * kernel.threads-max and when kernel.pid_max's pids run out, with nothing leaked. */
 #include "file.h"
 #include "ktap.h"
 #include "pmuos.h"
@@ -294,6 +294,61 @@ TEST(fork_at_threads_max_is_eagain)
 	EXPECT_EQ(made, HEADROOM);
 	EXPECT_EQ(pmuos_accounting("tasks"), tasks);
 	EXPECT_EQ(pmuos_accounting("address_spaces"), spaces);
+	EXPECT_EQ(pmuos_accounting("heap_objects"), objects);
+}
+
+#define PID_MAX "/proc/sys/kernel/pid_max"
+#define FEW_PIDS 310		/* pids 300..309 once the pids in use wrap past 300 */
+#define MAX_FORKS 400
+
+/* With kernel.pid_max lowered, forks take the free pids below it and then fail with EAGAIN
+ * (Linux's alloc_pid turns a full pid space into EAGAIN); nothing is left over. */
+TEST(fork_when_pids_run_out_is_eagain)
+{
+	long tasks = pmuos_accounting("tasks"), objects = pmuos_accounting("heap_objects");
+	long old = read_long(PID_MAX, 0);
+	static pid_t pids[MAX_FORKS];
+	int made = 0, status, fork_errno = 0, gate[2];
+	char limit[32];
+
+	ASSERT_GT(old, 0);
+	EXPECT_EQ(write_text(PID_MAX, "300"), -1);	/* RESERVED_PIDS + 1 at least */
+	EXPECT_EQ(errno, EINVAL);
+	ASSERT_EQ(pipe(gate), 0);
+	snprintf(limit, sizeof(limit), "%d", FEW_PIDS);
+	ASSERT_EQ(write_text(PID_MAX, limit), 0);
+	while (made < MAX_FORKS) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			char c;
+			close(gate[1]);
+			_exit(read(gate[0], &c, 1) == 0 ? 0 : 1);
+		}
+		if (pid < 0) {
+			fork_errno = errno;
+			break;
+		}
+		pids[made++] = pid;
+	}
+	snprintf(limit, sizeof(limit), "%ld", old);
+	EXPECT_EQ(write_text(PID_MAX, limit), 0);
+	close(gate[0]), close(gate[1]);
+	for (int i = 0; i < made; i++) {
+		EXPECT_EQ(waitpid(pids[i], &status, 0), pids[i]);
+		EXPECT_EQ(status, 0);
+		EXPECT_LT(pids[i], FEW_PIDS);
+	}
+	EXPECT_EQ(fork_errno, EAGAIN);
+	EXPECT_LT(made, FEW_PIDS);
+	EXPECT_EQ(read_long(PID_MAX, 0), old);
+	pid_t pid = fork();		/* and pids come again */
+	if (pid == 0)
+		_exit(0);
+	EXPECT_GT(pid, 0);
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	if (tasks < 0)
+		SKIP("no /sys/kernel/pmuos/accounting (Linux)");
+	EXPECT_EQ(pmuos_accounting("tasks"), tasks);
 	EXPECT_EQ(pmuos_accounting("heap_objects"), objects);
 }
 
