@@ -378,6 +378,23 @@ TEST(posix_cpu_timers_of_a_threaded_process)
 	signal(SIGUSR2, SIG_DFL);
 }
 
+/* clock_nanosleep on the process's CPU clock: it ends once the other thread has used the
+ * time; on the calling thread's own clock (which stands still while it sleeps) EINVAL. */
+TEST(clock_nanosleep_on_the_process_cpu_clock)
+{
+	struct timespec req = { 0, 10 * 1000 * 1000 };
+	pthread_t t;
+
+	EXPECT_EQ(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &req, NULL), EINVAL);
+	long start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(pthread_create(&t, NULL, spin_cpu, (void *)(30 * 1000 * 1000l)), 0);
+	EXPECT_EQ(clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &req, NULL), 0);
+	EXPECT_GE(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start, 10 * 1000 * 1000);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	req.tv_nsec = 1000000000;
+	EXPECT_EQ(clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &req, NULL), EINVAL);
+}
+
 TEST(accounting_back_to_baseline)
 {
 	if (baseline_timers < 0)
