@@ -30,6 +30,7 @@ uint64_t clock_realtime_ns(void)
 	return realtime_base_ns + clock_monotonic_ns();
 }
 
+
 int clock_read_ns(long clockid, uint64_t *ns)
 {
 	switch (clockid) {
@@ -44,7 +45,7 @@ int clock_read_ns(long clockid, uint64_t *ns)
 		*ns = clock_monotonic_ns();
 		return 0;
 	case CLOCK_PROCESS_CPUTIME_ID:
-		*ns = tsc_to_ns(process_cputime_tsc(current->leader));
+		*ns = tsc_to_ns(task_process_cputime_tsc(current));
 		return 0;
 	case CLOCK_THREAD_CPUTIME_ID:
 		*ns = tsc_to_ns(task_cputime_tsc(current));

@@ -88,8 +88,8 @@ static void close_on_exec(struct fd_table *fds)
 static void reset_signals(struct signal_state *s)
 {
 	for (int sig = 1; sig <= NSIGNALS; sig++)
-		if (s->action[sig].handler != (uint64_t)SIG_IGN)
-			s->action[sig] = (struct kernel_sigaction){ .handler = (uint64_t)SIG_DFL };
+		if (s->hand->action[sig].handler != (uint64_t)SIG_IGN)
+			s->hand->action[sig] = (struct kernel_sigaction){ .handler = (uint64_t)SIG_DFL };
 	s->altstack = (stack_t){ .ss_flags = SS_DISABLE };
 }
 
@@ -237,7 +237,10 @@ int exec_at(struct task *t, int dirfd, const char *path, unsigned lookup,
 	close_on_exec(t->fds);
 	itimers_exec(t);		/* POSIX timers go; alarm and itimers stay */
 	t->did_exec = true;
-	reset_signals(&t->sig);
+	if (signal_unshare(&t->sig))	/* past the point of no return: Linux's */
+		signal_force(t, SIGSEGV, NULL);	/* force_fatal_sig */
+	else
+		reset_signals(&t->sig);
 	t->fs_base = 0;
 	t->gs_base = 0;
 	t->clear_child_tid = 0;

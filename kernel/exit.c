@@ -83,6 +83,8 @@ void task_reap_dead(void)
 		bool thread = t != t->leader;
 		if (!thread && (t->parent || !process_dead(t)))
 			continue;
+		if (thread && task_by_pid(t->tgid) == t->leader)	/* not reaped before it */
+			t->leader->dead_threads_tsc += t->sum_exec_tsc;
 		if (t->pid == INIT_PID) {
 			/* init is gone: so is everything else (Linux would panic). */
 			task_init_status = shell_status(t->wait_status);
@@ -93,6 +95,28 @@ void task_reap_dead(void)
 		sched_remove(t);
 		task_free(t);
 		next = sched_first();	/* the list changed: start over */
+	}
+}
+
+/* The thread t has exited: the tasks it made (and their threads) pass to a
+ * living thread of its process, else to the process's new reaper, and each
+ * that asked (PR_SET_PDEATHSIG) gets its signal, as Linux's
+ * forget_original_parent sends it at every such change. */
+static void orphan_threads_children(struct task *t, struct task *leader)
+{
+	struct task *heir = NULL, *c;
+
+	for (c = sched_first(); c && !heir; c = c->next)
+		if (c->tgid == t->tgid && c->state != TASK_ZOMBIE && !c->exiting)
+			heir = c;
+	if (!heir)
+		heir = new_reaper(leader);
+	for (c = sched_first(); c; c = c->next) {
+		if (c->creator != t)
+			continue;
+		c->creator = heir;
+		if (c->pdeath_signal && c->state != TASK_ZOMBIE)
+			signal_send(c, c->pdeath_signal, NULL);
 	}
 }
 
@@ -133,21 +157,17 @@ __noreturn void task_exit(int wstatus, bool group)
 	t->us = NULL;
 	t->vfork_parent = NULL;		/* a vfork parent runs on */
 	t->state = TASK_ZOMBIE;
+	orphan_threads_children(t, leader);
 	if (process_dead(leader)) {
 		itimers_exit(leader);	/* no signal for the dead */
 		/* Orphans go to the nearest living subreaper above (Linux's
 		 * find_new_reaper) or init (or, init gone, to the kernel, which
-		 * reaps them); a zombie among them tells its new parent at once.
-		 * Each one that asked (PR_SET_PDEATHSIG) gets its signal; Linux
-		 * sends it when the creating thread exits, here when its process
-		 * does. */
+		 * reaps them); a zombie among them tells its new parent at once. */
 		struct task *reaper = new_reaper(leader);
 		for (struct task *c = sched_first(); c; c = c->next) {
 			if (c->parent != leader)
 				continue;
 			c->parent = reaper;
-			if (c->pdeath_signal)
-				signal_send(c, c->pdeath_signal, NULL);
 			if (reaper && c == c->leader && process_dead(c))
 				notify_parent(c);
 		}
@@ -228,7 +248,7 @@ static long do_wait(struct wait_opts *w)
 
 static void fill_rusage(const struct task *c, struct rusage *ru)
 {
-	uint64_t ns = tsc_to_ns(process_cputime_tsc(c) + c->child_exec_tsc);
+	uint64_t ns = tsc_to_ns(task_process_cputime_tsc(c) + c->child_exec_tsc);
 
 	*ru = (struct rusage){ 0 };
 	ru->ru_utime.tv_sec = ns / 1000000000ul;
@@ -240,7 +260,7 @@ static void reap(struct task *c, bool keep)
 {
 	if (keep)
 		return;
-	current->leader->child_exec_tsc += process_cputime_tsc(c) + c->child_exec_tsc;
+	current->leader->child_exec_tsc += task_process_cputime_tsc(c) + c->child_exec_tsc;
 	sched_remove(c);
 	task_free(c);
 }

@@ -9,6 +9,7 @@
 #include "x86.h"
 #include "fs/vfs.h"
 #include "lib/string.h"
+#include "mm/frames.h"
 #include "mm/paging.h"
 #include "mm/uaccess.h"
 #include "mm/uspace.h"
@@ -61,6 +62,18 @@ static int put_child_tid(struct task *child, uint64_t uaddr)
 	return uspace_poke(child->us, uaddr, &pid, sizeof(pid));
 }
 
+int max_threads;
+
+void fork_init(void)
+{
+	/* Linux's set_max_threads: the kernel stacks of all tasks may take an
+	 * eighth of memory. */
+	uint64_t n = frame_stats.total * PAGE_SIZE / (KSTACK_SIZE * 8);
+
+	max_threads = MIN(MAX(n, (uint64_t)MIN_THREADS), (uint64_t)MAX_THREADS);
+	rlimit_init_nproc(max_threads / 2);
+}
+
 static long do_clone(const struct clone_args_k *ca)
 {
 	struct task *p = current, *t;
@@ -69,7 +82,10 @@ static long do_clone(const struct clone_args_k *ca)
 
 	if (err)
 		return err;
-	if (!(t = task_alloc()))
+	/* A fork bomb ends here: Linux's copy_process checks threads-max
+	 * (and RLIMIT_NPROC, which root passes) before it allocates; a pid
+	 * space used up (pid_max) is EAGAIN too. */
+	if (tasks_alive >= max_threads || !(t = task_alloc()))
 		return -EAGAIN;
 	err = -ENOMEM;
 	if (flags & CLONE_VM) {
@@ -91,21 +107,23 @@ static long do_clone(const struct clone_args_k *ca)
 	memcpy(t->exe, p->exe, sizeof(t->exe));
 	t->rlim_set = p->rlim_set;
 	memcpy(t->rlim, p->rlim, sizeof(t->rlim));
-	/* Actions are copied (CLONE_SIGHAND's sharing is a copy here: a
-	 * sigaction in one thread does not reach its siblings); the mask too,
-	 * pending signals not. */
-	t->sig = p->sig;
-	t->sig.pending = 0;
-	t->sig.queue = NULL;		/* the real-time queue is the creator's own */
-	t->sig.queue_tail = &t->sig.queue;
-	t->sig.nr_queued = 0;
+	/* Actions shared (CLONE_SIGHAND) or copied; the mask too, pending
+	 * signals not. */
+	if (signal_copy(&t->sig, &p->sig, flags & CLONE_SIGHAND))
+		goto fail;
 	if (flags & CLONE_THREAD) {
 		t->tgid = p->tgid;
 		t->leader = p->leader;
 		t->parent = p->parent;
+		t->creator = p->creator;
 		t->exit_signal = 0;
+	} else if (flags & CLONE_PARENT) {
+		t->parent = p->parent;
+		t->creator = p->creator;
+		t->exit_signal = ca->exit_signal;
 	} else {
-		t->parent = flags & CLONE_PARENT ? p->parent : p->leader;
+		t->parent = p->leader;
+		t->creator = p;
 		t->exit_signal = ca->exit_signal;
 	}
 	t->pgid = p->pgid;

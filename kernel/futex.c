@@ -100,6 +100,8 @@ static long deadline_of(long uts, bool absolute, bool realtime, uint64_t *deadli
 	return 0;
 }
 
+static long futex_wait_restart(struct restart_block *rb);
+
 static long futex_wait(uint64_t uaddr, uint32_t val, uint64_t deadline, uint32_t bitset)
 {
 	struct futex_waiter w = { .us = current->us, .addr = uaddr, .bitset = bitset };
@@ -126,9 +128,20 @@ static long futex_wait(uint64_t uaddr, uint32_t val, uint64_t deadline, uint32_t
 	irq_restore(flags);
 	if (w.woken)
 		return 0;
-	/* Linux restarts an untimed wait (a timed one through its restart
-	 * block, with the time left: EINTR here). */
-	return r == -ETIMEDOUT ? -ETIMEDOUT : deadline ? -EINTR : -ERESTARTSYS;
+	if (r == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	if (!deadline)
+		return -ERESTARTSYS;	/* restarted after an SA_RESTART handler */
+	/* A timed wait goes on to the same deadline only when no handler
+	 * runs (restart_syscall), as Linux's futex_wait_restart. */
+	current->restart = (struct restart_block){ .fn = futex_wait_restart, .deadline = deadline,
+						   .uaddr = uaddr, .val = val, .bitset = bitset };
+	return -ERESTART_RESTARTBLOCK;
+}
+
+static long futex_wait_restart(struct restart_block *rb)
+{
+	return futex_wait(rb->uaddr, rb->val, rb->deadline, rb->bitset);
 }
 
 /* FUTEX_WAKE_OP: *uaddr2 = op(*uaddr2, oparg); wake uaddr's waiters, and

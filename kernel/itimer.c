@@ -1,9 +1,12 @@
 /* A process's timers: alarm and the interval timers (ITIMER_REAL sends
  * SIGALRM; ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time),
- * and POSIX timers (timer_create ... timer_delete) on CLOCK_REALTIME and
- * CLOCK_MONOTONIC. Each armed timer is one entry of the deadline queue, so
- * a process with none armed sees no interrupt; they fire in interrupt
- * context and queue their signal there. POSIX timers go at exec, all of
+ * and POSIX timers (timer_create ... timer_delete) on CLOCK_REALTIME,
+ * CLOCK_MONOTONIC, CLOCK_BOOTTIME and the CPU-time clocks of the process and
+ * of the creating thread. Each armed timer is one entry of the deadline
+ * queue, so a process with none armed sees no interrupt (a CPU-time one's
+ * entry is where the time would be reached if its task ran alone, and looks
+ * again from there); they fire in interrupt context and queue their signal
+ * there. POSIX timers go at exec, all of
  * them at the process's end (Linux's exit_itimers). */
 #include "itimer.h"
 #include "clock.h"
@@ -34,6 +37,7 @@ struct itimer {
 	/* POSIX timers */
 	struct itimer *next;
 	int id, clock, notify, signo, tid;
+	int cpu_tid;			/* CLOCK_THREAD_CPUTIME_ID: whose */
 	uint64_t value;			/* sigev_value */
 	int overrun, overrun_last;
 };
@@ -46,17 +50,6 @@ struct proc_timers {
 
 long posix_timers_alive;
 
-/* The process's CPU time so far: every live thread's. */
-static uint64_t process_cputime(const struct task *leader)
-{
-	uint64_t sum = 0;
-
-	for (struct task *t = sched_first(); t; t = t->next)
-		if (t->tgid == leader->tgid)
-			sum += task_cputime_tsc(t);
-	return sum;
-}
-
 /* Who takes a process-directed signal: the leader, or a live thread. */
 static struct task *signal_target(struct task *leader)
 {
@@ -66,6 +59,33 @@ static struct task *signal_target(struct task *leader)
 		if (t->tgid == leader->tgid && t->state != TASK_ZOMBIE)
 			return t;
 	return NULL;
+}
+
+/* Does it count CPU time: VIRTUAL, PROF, a POSIX timer on a CPU clock? */
+static bool counts_cpu(const struct itimer *it)
+{
+	return it->which > ITIMER_REAL ||
+	       (it->which < 0 && (it->clock == CLOCK_PROCESS_CPUTIME_ID ||
+				  it->clock == CLOCK_THREAD_CPUTIME_ID));
+}
+
+/* Its clock now: the TSC, or the CPU time of its process or thread (false:
+ * the thread is gone, and the timer can never fire). */
+static bool clock_now(const struct itimer *it, uint64_t *now)
+{
+	if (!counts_cpu(it)) {
+		*now = rdtsc();
+		return true;
+	}
+	if (it->which < 0 && it->clock == CLOCK_THREAD_CPUTIME_ID) {
+		struct task *t = task_by_pid(it->cpu_tid);
+		if (!t || t->tgid != it->owner->leader->tgid || t->state == TASK_ZOMBIE)
+			return false;
+		*now = task_cputime_tsc(t);
+		return true;
+	}
+	*now = task_process_cputime_tsc(it->owner->leader);
+	return true;
 }
 
 static void fire(struct itimer *it);
@@ -79,14 +99,15 @@ static void on_timer(struct timer *t, struct pt_regs *regs)
  * CPU timers when the CPU time would get there if the process ran alone. */
 static void schedule_irq(struct itimer *it)
 {
-	uint64_t now = rdtsc();
+	uint64_t now = rdtsc(), cpu;
 
 	it->timer.fn = on_timer;
-	if (it->which == ITIMER_REAL || it->which < 0) {
+	if (!counts_cpu(it)) {
 		timer_add(&it->timer, it->expires);
 		return;
 	}
-	uint64_t cpu = process_cputime(it->owner->leader);
+	if (!clock_now(it, &cpu))
+		return;			/* its thread is gone: never */
 	timer_add(&it->timer, now + (it->expires > cpu ? it->expires - cpu : 0));
 }
 
@@ -138,9 +159,10 @@ static void send(struct itimer *it, uint64_t missed)
 /* Interrupt context: the expiry, or (CPU timers) a look whether it came. */
 static void fire(struct itimer *it)
 {
-	uint64_t now = it->which == ITIMER_REAL || it->which < 0 ? rdtsc() :
-		       process_cputime(it->owner->leader);
+	uint64_t now;
 
+	if (!clock_now(it, &now))
+		return;				/* its thread is gone */
 	if (now < it->expires) {		/* CPU timers: not yet */
 		schedule_irq(it);
 		return;
@@ -160,8 +182,10 @@ static void fire(struct itimer *it)
 
 static uint64_t current_time(const struct itimer *it)
 {
-	return it->which == ITIMER_REAL || it->which < 0 ? rdtsc() :
-	       process_cputime(it->owner->leader);
+	uint64_t now = 0;
+
+	clock_now(it, &now);
+	return now;
 }
 
 /* value: the time until expiry in ns (0: disarm), interval in ns. */
@@ -371,7 +395,8 @@ static struct itimer *posix_find(long id)
 
 static bool clock_ok(long clock)
 {
-	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME;
+	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
+	       clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID;
 }
 
 long sys_timer_create(long clock, long usevp, long uid)
@@ -407,7 +432,7 @@ long sys_timer_create(long clock, long usevp, long uid)
 	struct itimer *it = kzalloc(sizeof(*it));
 	if (!it)
 		return -EAGAIN;
-	*it = (struct itimer){ .owner = pt, .which = -1, .clock = clock };
+	*it = (struct itimer){ .owner = pt, .which = -1, .clock = clock, .cpu_tid = current->pid };
 	it->id = current->leader->next_timer_id++ & INT32_MAX;
 	if (usevp) {
 		it->notify = ev.sigev_notify;
@@ -463,7 +488,10 @@ long sys_timer_settime(long id, long flags, long unew, long uold)
 	uint64_t interval = v.it_interval.tv_sec * NSEC_PER_SEC + v.it_interval.tv_nsec;
 	if (value && (flags & TIMER_ABSTIME)) {
 		uint64_t now;
-		clock_read_ns(it->clock, &now);
+		if (counts_cpu(it))	/* its thread's, whoever calls */
+			now = tsc_to_ns(current_time(it));
+		else
+			clock_read_ns(it->clock, &now);
 		value = value > now ? value - now : 1;	/* past: at once */
 	}
 	arm(it, value, interval);

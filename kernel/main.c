@@ -56,6 +56,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	cpu_init();		// CPUID, NX, SMEP, SMAP
 	paging_init();		// direct map, W^X kernel image
 	frames_init();		// physical memory
+	fork_init();		// task limits
 	gdt_init_ist();		// NMI, #DF, #MC stacks
 	pic_disable();		// legacy PIC off
 	apic_init();		// local APIC

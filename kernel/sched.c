@@ -210,8 +210,6 @@ static void unload_task(struct task *prev, struct task *next)
 		return;
 	perf_event_task_sched_out(prev);
 	prev->sum_exec_tsc = rdtsc() - prev->cputime_base_tsc;
-	if (prev->state == TASK_ZOMBIE && prev != prev->leader)
-		prev->leader->dead_threads_tsc += prev->sum_exec_tsc;	/* final */
 	fpu_save(prev);
 	context_switches++;
 	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);

@@ -19,6 +19,7 @@
 #include <linux/signal.h>
 #include <asm/ucontext.h>
 #include <asm-generic/errno.h>
+#include <asm/unistd_64.h>
 
 struct rt_sigframe {
 	uint64_t pretcode;	/* the handler returns into sa_restorer */
@@ -51,11 +52,55 @@ static const char *const signal_names[32] = {
 	[SIGSYS] = "SIGSYS",
 };
 
-void signal_init(struct signal_state *s)
+static struct sighand *sighand_new(const struct sighand *from)
+{
+	struct sighand *h = from ? kmalloc(sizeof(*h)) : kzalloc(sizeof(*h));
+
+	if (h && from)
+		*h = *from;
+	if (h)
+		h->refs = 1;
+	return h;
+}
+
+static void sighand_put(struct sighand *h)
+{
+	if (h && --h->refs == 0)
+		kfree(h);
+}
+
+int signal_init(struct signal_state *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->queue_tail = &s->queue;
 	s->altstack.ss_flags = SS_DISABLE;
+	return (s->hand = sighand_new(NULL)) ? 0 : -ENOMEM;
+}
+
+int signal_copy(struct signal_state *to, const struct signal_state *from, bool share)
+{
+	memset(to, 0, sizeof(*to));
+	to->queue_tail = &to->queue;	/* the real-time queue is the creator's own */
+	to->blocked = from->blocked;
+	to->altstack = from->altstack;
+	if (share) {
+		from->hand->refs++;
+		to->hand = from->hand;
+		return 0;
+	}
+	return (to->hand = sighand_new(from->hand)) ? 0 : -ENOMEM;
+}
+
+int signal_unshare(struct signal_state *s)
+{
+	if (s->hand->refs == 1)
+		return 0;
+	struct sighand *h = sighand_new(s->hand);
+	if (!h)
+		return -ENOMEM;
+	sighand_put(s->hand);
+	s->hand = h;
+	return 0;
 }
 
 static bool is_rt(int sig)
@@ -109,10 +154,12 @@ static void discard(struct signal_state *s, int sig)
 	s->pending &= ~sigbit(sig);
 }
 
-void signal_flush(struct signal_state *s)
+void signal_release(struct signal_state *s)
 {
 	for (int sig = 1; sig <= NSIGNALS; sig++)
 		discard(s, sig);
+	sighand_put(s->hand);
+	s->hand = NULL;
 }
 
 static bool default_ignored(int sig)
@@ -125,7 +172,7 @@ static bool default_ignored(int sig)
 
 static bool ignored(struct signal_state *s, int sig)
 {
-	uint64_t h = s->action[sig].handler;
+	uint64_t h = s->hand->action[sig].handler;
 
 	return h == (uint64_t)SIG_IGN || (h == (uint64_t)SIG_DFL && default_ignored(sig));
 }
@@ -187,8 +234,8 @@ void signal_force(struct task *t, int sig, const siginfo_t *info)
 {
 	struct signal_state *s = &t->sig;
 
-	if ((s->blocked & sigbit(sig)) || s->action[sig].handler == (uint64_t)SIG_IGN) {
-		s->action[sig].handler = (uint64_t)SIG_DFL;
+	if ((s->blocked & sigbit(sig)) || s->hand->action[sig].handler == (uint64_t)SIG_IGN) {
+		s->hand->action[sig].handler = (uint64_t)SIG_DFL;
 		s->blocked &= ~sigbit(sig);
 	}
 	discard(s, sig);	/* the fault's own info wins */
@@ -308,21 +355,32 @@ static void take(struct signal_state *s, int sig, siginfo_t *info)
 		s->pending &= ~sigbit(sig);
 }
 
-/* A syscall that returned -ERESTARTSYS (its frame's vector -1, entry.asm's
+/* A syscall that a signal interrupted (its frame's vector -1, entry.asm's
  * mark of a syscall frame, and the number in error_code) runs again from
- * its SYSCALL instruction, unless the handler about to run (ka) lacks
- * SA_RESTART: then it fails with EINTR. */
+ * its SYSCALL instruction, as Linux's: -ERESTARTSYS unless the handler about
+ * to run (ka) lacks SA_RESTART, -ERESTARTNOHAND and -ERESTART_RESTARTBLOCK
+ * (as restart_syscall) only when no handler runs; else EINTR. */
 static void syscall_restart(struct pt_regs *regs, const struct kernel_sigaction *ka)
 {
-	if (regs->vector != (uint64_t)-1 || regs->rax != (uint64_t)-ERESTARTSYS ||
-	    regs->error_code == (uint64_t)-1)
+	long r = regs->rax;
+
+	if (regs->vector != (uint64_t)-1 || regs->error_code == (uint64_t)-1)
 		return;
-	if (ka && !(ka->flags & SA_RESTART)) {
+	if (r != -ERESTARTSYS && r != -ERESTARTNOHAND && r != -ERESTART_RESTARTBLOCK)
+		return;
+	if (ka && (r != -ERESTARTSYS || !(ka->flags & SA_RESTART))) {
 		regs->rax = -EINTR;
 		return;
 	}
-	regs->rax = regs->error_code;
+	regs->rax = r == -ERESTART_RESTARTBLOCK ? __NR_restart_syscall : regs->error_code;
 	regs->rip -= 2;		/* SYSCALL's length */
+}
+
+long sys_restart_syscall(void)
+{
+	struct restart_block *rb = &current->restart;
+
+	return rb->fn ? rb->fn(rb) : -EINTR;	/* Linux's do_no_restart_syscall */
 }
 
 void signal_deliver(struct pt_regs *regs)
@@ -331,7 +389,7 @@ void signal_deliver(struct pt_regs *regs)
 
 	while (s->pending & ~s->blocked) {
 		int sig = __builtin_ctzl(s->pending & ~s->blocked) + 1;
-		struct kernel_sigaction ka = s->action[sig];
+		struct kernel_sigaction ka = s->hand->action[sig];
 		siginfo_t info;
 
 		take(s, sig, &info);
@@ -351,14 +409,14 @@ void signal_deliver(struct pt_regs *regs)
 		if (!(ka.flags & SA_NODEFER))
 			s->blocked |= sigbit(sig);
 		if (ka.flags & SA_RESETHAND)
-			s->action[sig].handler = (uint64_t)SIG_DFL;
+			s->hand->action[sig].handler = (uint64_t)SIG_DFL;
 		if (ka.handler >= USER_END) {
 			/* Not a user address: IRET there would fault in ring 0.
 			 * Linux makes the faulting return the task's #GP, a
 			 * SIGSEGV taken on top of this frame; a SIGSEGV handler
 			 * that cannot be entered cannot catch it (force_sigsegv). */
 			if (sig == SIGSEGV)
-				s->action[SIGSEGV].handler = (uint64_t)SIG_DFL;
+				s->hand->action[SIGSEGV].handler = (uint64_t)SIG_DFL;
 			siginfo_t segv = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
 			signal_force(current, SIGSEGV, &segv);
 			continue;
@@ -427,13 +485,16 @@ long sys_rt_sigaction(long sig, long uact, long uoact, long sigsetsize)
 		return -EINVAL;
 	if (uact && copy_from_user(&ka, (void *)uact, sizeof(ka)))
 		return -EFAULT;
-	if (uoact && copy_to_user((void *)uoact, &s->action[sig], sizeof(ka)))
+	if (uoact && copy_to_user((void *)uoact, &s->hand->action[sig], sizeof(ka)))
 		return -EFAULT;
 	if (uact) {
 		ka.mask &= ~UNBLOCKABLE;
-		s->action[sig] = ka;
-		if (ignored(s, sig))
-			discard(s, sig);
+		s->hand->action[sig] = ka;
+		/* Now ignored: pending instances go, in every task sharing
+		 * the action (Linux's sigaction flushes the whole process's). */
+		for (struct task *t = sched_first(); t && ignored(s, sig); t = t->next)
+			if (t->sig.hand == s->hand)
+				discard(&t->sig, sig);
 	}
 	return 0;
 }
@@ -504,6 +565,7 @@ long sys_rt_sigreturn(void)
 	regs->cs = GDT_USER_CS;
 	regs->ss = GDT_USER_DS;
 	regs->error_code = -1;	/* no syscall to restart, whatever RAX holds */
+	current->restart.fn = NULL;	/* nor a restart_syscall, as Linux's */
 	current->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
 	user_work_signal();
 	return regs->rax;

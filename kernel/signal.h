@@ -10,6 +10,21 @@
  * value, never seen by user space: the return to user mode resolves it
  * (signal_deliver). */
 #define ERESTARTSYS	512
+/* Restarted only when no handler runs (else EINTR, SA_RESTART or not):
+ * the same syscall (a sleep to an absolute time), or restart_syscall, which
+ * goes on with what the task's restart block kept (a relative sleep's
+ * deadline), as Linux's. */
+#define ERESTARTNOHAND	514
+#define ERESTART_RESTARTBLOCK	516
+
+/* What restart_syscall continues (Linux's restart_block): set by a sleep
+ * that returns -ERESTART_RESTARTBLOCK; fn NULL: nothing (EINTR). */
+struct restart_block {
+	long (*fn)(struct restart_block *rb);
+	uint64_t deadline;		/* when the sleep ends: TSC, or the clock's ns */
+	uint64_t uaddr;			/* nanosleep's rem, the futex word */
+	uint32_t val, bitset;		/* the futex's */
+};
 
 struct pt_regs;
 struct task;
@@ -31,13 +46,21 @@ struct sigqueue {
 	siginfo_t info;
 };
 
+/* The signal actions of a process (Linux's sighand_struct): shared by its
+ * threads and by CLONE_SIGHAND children, so that a sigaction in one is seen
+ * by all; a fork gets a copy. Freed with its last user. */
+struct sighand {
+	int refs;
+	struct kernel_sigaction action[NSIGNALS + 1];	/* index = signal number */
+};
+
 /* Standard signals coalesce: one pending instance each, its info in
  * info[]. Real-time ones queue: every instance is a sigqueue in sending
  * order, as many as RLIMIT_SIGPENDING allows (standard ones pending count
  * too, as on Linux). A later issue's threads keep one of these per thread
  * besides the process's shared one. */
 struct signal_state {
-	struct kernel_sigaction action[NSIGNALS + 1];	/* index = signal number */
+	struct sighand *hand;		/* the actions, maybe shared */
 	uint64_t blocked, pending;
 	/* signal_mask_until_return's: the mask to go back to once a handler's
 	 * frame is set up (the frame saves it), or at the return when none runs. */
@@ -54,9 +77,19 @@ static inline uint64_t sigbit(int sig)
 	return 1ul << (sig - 1);
 }
 
-void signal_init(struct signal_state *s);
-/* Drop every pending signal and free the queue (the task exits). */
-void signal_flush(struct signal_state *s);
+/* A new task's state: every action the default, nothing blocked;
+ * -ENOMEM when no action table can be had. */
+int signal_init(struct signal_state *s);
+/* A child's state from its creator's (clone): the mask and alternate stack
+ * copied, nothing pending, the actions shared (CLONE_SIGHAND) or copied;
+ * -ENOMEM. */
+int signal_copy(struct signal_state *to, const struct signal_state *from, bool share);
+/* Before exec: a table of actions of its own, if shared (exec resets the
+ * actions of its own process only, as Linux's unshare_sighand); -ENOMEM. */
+int signal_unshare(struct signal_state *s);
+/* Drop every pending signal, free the queue and let go of the actions (the
+ * task is freed). */
+void signal_release(struct signal_state *s);
 /* Queue sig for t (info may be NULL for a plain SI_KERNEL signal). Not
  * from NMI context (it may allocate): interrupts off or on. -EAGAIN when a
  * real-time signal with an info of its own (sigqueue, SIGIO's, a timer's)
@@ -82,6 +115,7 @@ long sys_rt_sigaction(long sig, long uact, long uoact, long sigsetsize);
 long sys_rt_sigprocmask(long how, long uset, long uoset, long sigsetsize);
 long sys_rt_sigpending(long uset, long sigsetsize);
 long sys_rt_sigreturn(void);
+long sys_restart_syscall(void);
 long sys_sigaltstack(long uss, long uoss);
 long sys_pause(void);
 long sys_rt_sigsuspend(long umask, long sigsetsize);

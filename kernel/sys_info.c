@@ -20,14 +20,14 @@
 
 /* Linux's defaults for init, except what pmuos's own sizes bound:
  * descriptors (NR_FDS) and the stack (STACK_MAX). */
-static const struct rlimit64 rlimit_default[RLIM_NLIMITS] = {
+static struct rlimit64 rlimit_default[RLIM_NLIMITS] = {
 	[RLIMIT_CPU] = { RLIM_INF, RLIM_INF },
 	[RLIMIT_FSIZE] = { RLIM_INF, RLIM_INF },
 	[RLIMIT_DATA] = { RLIM_INF, RLIM_INF },
 	[RLIMIT_STACK] = { STACK_MAX, STACK_MAX },
 	[RLIMIT_CORE] = { 0, RLIM_INF },
 	[RLIMIT_RSS] = { RLIM_INF, RLIM_INF },
-	[RLIMIT_NPROC] = { 1, 1 },	/* one process at a time */
+	[RLIMIT_NPROC] = { 0, 0 },	/* rlimit_init_nproc's */
 	[RLIMIT_NOFILE] = { NR_FDS, NR_FDS },
 	[RLIMIT_MEMLOCK] = { 8 * MiB, 8 * MiB },
 	[RLIMIT_AS] = { RLIM_INF, RLIM_INF },
@@ -38,6 +38,11 @@ static const struct rlimit64 rlimit_default[RLIM_NLIMITS] = {
 	[RLIMIT_RTPRIO] = { 0, 0 },
 	[RLIMIT_RTTIME] = { RLIM_INF, RLIM_INF },
 };
+
+void rlimit_init_nproc(uint64_t n)
+{
+	rlimit_default[RLIMIT_NPROC] = (struct rlimit64){ n, n };
+}
 
 static struct rlimit64 *limits(void)
 {
@@ -67,7 +72,7 @@ long sys_prlimit64(long pid, long resource, long unew, long uold)
 		if (new.rlim_cur > new.rlim_max)
 			return -EINVAL;
 		/* What pmuos cannot give, root cannot raise (Linux: nr_open). */
-		if ((resource == RLIMIT_NOFILE || resource == RLIMIT_STACK || resource == RLIMIT_NPROC) &&
+		if ((resource == RLIMIT_NOFILE || resource == RLIMIT_STACK) &&
 		    new.rlim_max > rlimit_default[resource].rlim_max)
 			return -EPERM;
 	}
@@ -95,7 +100,7 @@ long sys_sysinfo(long uinfo)
 		.uptime = tsc_to_ns(rdtsc()) / 1000000000ul,
 		.totalram = frame_stats.total * PAGE_SIZE,
 		.freeram = frame_stats.free * PAGE_SIZE,
-		.procs = 1,
+		.procs = tasks_alive,	/* Linux's nr_threads */
 		.mem_unit = 1,
 	};
 

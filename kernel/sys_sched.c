@@ -26,7 +26,7 @@
 /* CPU time of t's process, or of that one thread. */
 static uint64_t cputime_ns(const struct task *t, bool thread)
 {
-	return tsc_to_ns(thread ? task_cputime_tsc(t) : process_cputime_tsc(t->leader));
+	return tsc_to_ns(thread ? task_cputime_tsc(t) : task_process_cputime_tsc(t));
 }
 
 long sys_getrusage(long who, long uru)

@@ -1,6 +1,8 @@
-/* Time syscalls: the clocks of clock.c, sleeps on the deadline timer. */
+/* Time syscalls: the clocks of clock.c, sleeps on the deadline timer (on
+ * the process's CPU clock too). */
 #include "syscall.h"
 #include "clock.h"
+#include "signal.h"
 #include "task.h"
 #include "tsc.h"
 #include "x86.h"
@@ -56,19 +58,59 @@ long sys_time(long ut)
 	return t;
 }
 
-static long sleep_until(uint64_t deadline_ns_mono, long urem)
+static long nanosleep_restart(struct restart_block *rb);
+
+/* Sleep until the monotonic clock reads deadline. A signal ends it early
+ * as Linux's do_nanosleep: the time left goes to urem (if not 0), and
+ * restart_syscall sleeps on to the same deadline when no handler runs. */
+static long sleep_until(uint64_t deadline, long urem)
 {
 	uint64_t now = clock_monotonic_ns();
 
-	if (deadline_ns_mono <= now)
+	if (deadline <= now)
 		return 0;
-	int r = task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline_ns_mono - now));
+	int r = task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline - now));
 	if (r != -EINTR)
 		return 0;
 	now = clock_monotonic_ns();
-	if (urem && put_timespec(urem, deadline_ns_mono > now ? deadline_ns_mono - now : 0))
+	if (urem && put_timespec(urem, deadline > now ? deadline - now : 0))
 		return -EFAULT;
-	return -EINTR;
+	current->restart = (struct restart_block){ .fn = nanosleep_restart, .deadline = deadline,
+						   .uaddr = urem };
+	return -ERESTART_RESTARTBLOCK;
+}
+
+static long nanosleep_restart(struct restart_block *rb)
+{
+	return sleep_until(rb->deadline, rb->uaddr);
+}
+
+static long cpu_sleep_restart(struct restart_block *rb);
+
+/* Sleep until the process's CPU clock reads deadline (ns): only its other
+ * threads move it on. Each wake-up is where the time would be reached if
+ * they ran alone, and looks again (as its CPU timers do); a signal ends it
+ * as sleep_until's, Linux's posix_cpu_nsleep. */
+static long cpu_sleep_until(uint64_t deadline, long urem)
+{
+	for (;;) {
+		uint64_t now = tsc_to_ns(task_process_cputime_tsc(current));
+		if (now >= deadline)
+			return 0;
+		if (task_wait(NULL, NULL, rdtsc() + ns_to_tsc(deadline - now)) != -EINTR)
+			continue;
+		now = tsc_to_ns(task_process_cputime_tsc(current));
+		if (urem && put_timespec(urem, deadline > now ? deadline - now : 0))
+			return -EFAULT;
+		current->restart = (struct restart_block){ .fn = cpu_sleep_restart,
+							   .deadline = deadline, .uaddr = urem };
+		return -ERESTART_RESTARTBLOCK;
+	}
+}
+
+static long cpu_sleep_restart(struct restart_block *rb)
+{
+	return cpu_sleep_until(rb->deadline, rb->uaddr);
 }
 
 static int get_timespec_ns(long uts, uint64_t *ns)
@@ -96,13 +138,20 @@ long sys_clock_nanosleep(long clock, long flags, long ureq, long urem)
 	uint64_t ns, now;
 	int err;
 
-	if (clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID)
+	if (clock == CLOCK_THREAD_CPUTIME_ID)	/* its own clock stands still */
 		return -EINVAL;
 	if ((err = clock_read_ns(clock, &now)))
 		return err;
 	if ((err = get_timespec_ns(ureq, &ns)))
 		return err;
-	if (flags & TIMER_ABSTIME)
-		return sleep_until(clock_monotonic_ns() + (ns > now ? ns - now : 0), 0);
+	if (clock == CLOCK_PROCESS_CPUTIME_ID) {
+		long r = cpu_sleep_until(flags & TIMER_ABSTIME ? ns : now + ns,
+					 flags & TIMER_ABSTIME ? 0 : urem);
+		return r == -ERESTART_RESTARTBLOCK && (flags & TIMER_ABSTIME) ? -ERESTARTNOHAND : r;
+	}
+	if (flags & TIMER_ABSTIME) {	/* no rem, and restarted as it was (Linux) */
+		long r = sleep_until(clock_monotonic_ns() + (ns > now ? ns - now : 0), 0);
+		return r == -ERESTART_RESTARTBLOCK ? -ERESTARTNOHAND : r;
+	}
 	return sleep_until(clock_monotonic_ns() + ns, urem);
 }

@@ -33,6 +33,7 @@ static const syscall_fn table[NR_SYSCALLS] = {
 	SYSCALL(rt_sigaction, sys_rt_sigaction),
 	SYSCALL(rt_sigprocmask, sys_rt_sigprocmask),
 	SYSCALL(rt_sigreturn, sys_rt_sigreturn),
+	SYSCALL(restart_syscall, sys_restart_syscall),
 	SYSCALL(ioctl, sys_ioctl),
 	SYSCALL(readv, sys_readv),
 	SYSCALL(writev, sys_writev),

@@ -41,24 +41,22 @@ struct task *task_by_pid(int pid)
 	return NULL;
 }
 
-/* An exited thread's time moved to its leader when it left the CPU
- * (sched.c), so only the others are summed here. */
-uint64_t process_cputime_tsc(const struct task *leader)
-{
-	uint64_t sum = leader->dead_threads_tsc;
-
-	for (struct task *t = sched_first(); t; t = t->next)
-		if (t->tgid == leader->tgid && (t == leader || t->state != TASK_ZOMBIE))
-			sum += task_cputime_tsc(t);
-	return sum;
-}
-
 int task_next_pid(int from)
 {
 	for (struct task *t = sched_first(); t; t = t->next)
 		if (t->pid >= from && t->state != TASK_ZOMBIE && t->pid == t->tgid)
 			return t->pid;
 	return -1;
+}
+
+uint64_t task_process_cputime_tsc(const struct task *t)
+{
+	uint64_t sum = t->leader->dead_threads_tsc;
+
+	for (struct task *s = sched_first(); s; s = s->next)
+		if (s->tgid == t->tgid)
+			sum += task_cputime_tsc(s);
+	return sum;
 }
 
 void task_set_comm(struct task *t, const char *name, size_t len)
@@ -117,7 +115,7 @@ struct task *task_alloc(void)
 
 void task_free(struct task *t)
 {
-	signal_flush(&t->sig);
+	signal_release(&t->sig);
 	if (t->fds)
 		fd_table_put(t->fds);
 	if (t->cwd)
@@ -160,7 +158,8 @@ int task_run_init(void)
 	if (!t || !(t->fds = fd_table_new()) || (err = dev_open_console(t->fds)))
 		goto fail;
 	t->pgid = t->sid = t->pid;	/* pid 1, the session leader of the console */
-	signal_init(&t->sig);
+	if ((err = signal_init(&t->sig)))
+		goto fail;
 	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;
 	if ((err = exec_into(t, argv[0], &args, regs)))
 		goto fail;

@@ -33,6 +33,9 @@ struct task {
 	int pgid, sid;			/* process group and session */
 	struct task *leader;		/* the process's first thread */
 	struct task *parent;		/* the process wait()s for it; NULL: the kernel */
+	struct task *creator;		/* the thread that made its process (Linux's
+					 * real_parent): PR_SET_PDEATHSIG fires when that
+					 * thread exits; NULL: the kernel */
 	struct task *next;		/* all tasks, by pid (sched.c) */
 	enum task_state state;
 	char comm[TASK_COMM_LEN];	/* the program file's basename, as Linux's comm */
@@ -72,16 +75,20 @@ struct task {
 	uint64_t cputime_base_tsc;	/* on the CPU: its CPU time is rdtsc() - this */
 	uint64_t child_exec_tsc;	/* the CPU time of its reaped children */
 	int64_t vruntime_offset;	/* its virtual runtime less its CPU time (sched.c) */
-	uint64_t dead_threads_tsc;	/* the leader's: that of its exited threads */
+	uint64_t dead_threads_tsc;	/* the leader's: its freed threads' CPU time */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
 	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
 	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
 	int next_timer_id;		/* the leader's: the next POSIX timer's id */
 	bool did_exec;			/* execve'd since its fork (setpgid's EACCES) */
+	struct restart_block restart;	/* restart_syscall's (signal.h) */
 };
 
 /* t's soft limit of resource (RLIMIT_*), sys_info.c. */
 uint64_t task_rlimit(const struct task *t, unsigned resource);
+/* The default RLIMIT_NPROC, soft and hard (init's, as Linux's: half of
+ * threads-max). */
+void rlimit_init_nproc(uint64_t n);
 
 /* The task with this pid (or tid), or NULL (zombies included). */
 struct task *task_by_pid(int pid);
@@ -96,12 +103,21 @@ static inline uint64_t task_cputime_tsc(const struct task *t)
 {
 	return t == current ? rdtsc() - t->cputime_base_tsc : t->sum_exec_tsc;
 }
-/* The CPU time of leader's process: its threads', live and exited. */
-uint64_t process_cputime_tsc(const struct task *leader);
+/* The CPU time of t's process: its threads', the freed ones' too
+ * (CLOCK_PROCESS_CPUTIME_ID, the process's CPU timers). */
+uint64_t task_process_cputime_tsc(const struct task *t);
 /* Tasks allocated and not yet freed (zombies too), for the accounting. */
 extern long tasks_alive;
 /* kernel.pid_max: pids are handed out below it, then again from 300. */
 extern int pid_max;
+/* kernel.threads-max (fork.c): with this many tasks alive (zombies too),
+ * fork and clone fail with EAGAIN, root's as anyone's. RLIMIT_NPROC is not
+ * enforced: every pmuos task is root, which Linux exempts from it. */
+extern int max_threads;
+#define MIN_THREADS	20		/* Linux's bounds on threads-max */
+#define MAX_THREADS	0x3fffffff	/* FUTEX_TID_MASK */
+/* Size max_threads from memory, as Linux's fork_init (after frames_init). */
+void fork_init(void);
 /* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,
  * context switches, halted time, the last pid. */
 extern unsigned long tasks_forked, context_switches;

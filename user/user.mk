@@ -9,8 +9,8 @@ USER_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -std=gnu11 -
 	-isystem $(USER_UAPI) -idirafter include/uapi -Iuser/lib
 
 # Test programs in the order the suite runs them; each one is user/tests/NAME.c.
-USER_TESTS := errors fds tty brk mmap clocks identity startup signals faults sysfs filemap files dev \
-	outfiles proc procfs procs pthreads pipe eventfd select epoll timers sched \
+USER_TESTS := errors fds tty brk mmap clocks identity startup signals restart faults sysfs filemap files dev \
+	outfiles proc procfs procs tasks pthreads pipe eventfd select epoll timers sched \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
 	perf_aux itrace perf_sigio breakpoint perf_inherit

@@ -266,7 +266,8 @@ static int uptime_show(const struct proc_node *n, struct seq *s)
 
 static int loadavg_show(const struct proc_node *n, struct seq *s)
 {
-	seq_printf(s, "0.00 0.00 0.00 %d/%d %d\n", current ? 1 : 0, current ? 1 : 0, last_pid);
+	/* runnable/all tasks (Linux's nr_threads), the last pid */
+	seq_printf(s, "0.00 0.00 0.00 %d/%ld %d\n", current ? 1 : 0, tasks_alive, last_pid);
 	return 0;
 }
 

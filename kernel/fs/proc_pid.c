@@ -141,7 +141,7 @@ static uint64_t sig_set(const struct task *t, bool ignored)
 	uint64_t set = 0;
 
 	for (int sig = 1; sig <= NSIGNALS; sig++) {
-		uint64_t h = t->sig.action[sig].handler;
+		uint64_t h = t->sig.hand->action[sig].handler;
 		if (ignored ? h == (uint64_t)SIG_IGN : h > (uint64_t)SIG_IGN)
 			set |= sigbit(sig);
 	}

@@ -107,6 +107,7 @@ static const struct proc_entry kernel_entries[] = {
 	INT("perf_event_mlock_kb", 0644, &perf_sysctl.mlock_kb, INT_MIN_, INT_MAX_),
 	INT("perf_event_paranoid", 0644, &perf_sysctl.paranoid, INT_MIN_, INT_MAX_),
 	INT("pid_max", 0644, &pid_max, 301, PID_MAX_LIMIT),
+	INT("threads-max", 0644, &max_threads, 1, MAX_THREADS),	/* 1: Linux 5.4 on */
 	STR("version", 0444, system_utsname.version),
 	{ 0 },
 };

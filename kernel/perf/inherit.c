@@ -68,8 +68,9 @@ static void sync_child(struct perf_event *c)
 	p->child_count += c->count + c->child_count;
 	p->child_total_time_enabled += c->total_time_enabled + c->child_total_time_enabled;
 	p->child_total_time_running += c->total_time_running + c->child_total_time_running;
-	/* inherit_stat: the totals of the copies are the original's too (Linux
-	 * also counts them into PERF_RECORD_READ records, not written here). */
+	/* inherit_stat: no PERF_RECORD_READ, as the oracle writes none (Linux
+	 * 6.1 marks an exiting task's context dead before it syncs the copies,
+	 * and writes none at a remove_on_exec either). */
 	c->parent = NULL;
 	perf_event_put(c);
 	perf_event_put(p);
@@ -96,6 +97,29 @@ void perf_event_exit_inherited(struct task *t)
 	}
 }
 
+/* remove_on_exec: the event goes, a copy's counts to its original first (as
+ * at its task's exit: Linux's perf_event_exit_event); the first such event
+ * of ctx, leader or sibling, or false when none is left. */
+static bool remove_one_on_exec(struct perf_event_context *ctx)
+{
+	for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
+		struct perf_event *e = g->attr.remove_on_exec ? g : NULL;
+		for_each_sibling(s, g)
+			if (!e && s->attr.remove_on_exec)
+				e = s;
+		if (!e)
+			continue;
+		if (e->parent) {
+			sync_child(e);
+		} else {
+			perf_remove_from_context(e);
+			e->state = PERF_EVENT_STATE_EXIT;
+		}
+		return true;
+	}
+	return false;
+}
+
 void perf_event_exec_events(struct task *t)
 {
 	struct perf_event_context *ctx = t->perf_ctx;
@@ -104,14 +128,10 @@ void perf_event_exec_events(struct task *t)
 
 	if (!ctx)
 		return;
+	while (remove_one_on_exec(ctx))
+		;
 	for (struct perf_event *g = ctx->groups, *next; g; g = next) {
 		next = g->ctx_next;
-		if (g->attr.remove_on_exec) {
-			perf_remove_from_context(g);
-			g->state = PERF_EVENT_STATE_EXIT;
-			next = ctx->groups;
-			continue;
-		}
 		if (g->attr.enable_on_exec && g->state == PERF_EVENT_STATE_OFF && n < 64)
 			enable[n++] = g;
 		for_each_sibling(s, g)

@@ -152,6 +152,14 @@ void perf_event_reset(struct perf_event *e);
 /* Bring e->count and the times up to date. */
 void perf_event_read_update(struct perf_event *e);
 /* Only e->count. */
+/* The id records and read values carry (Linux's primary_event_id): an
+ * inherited copy's is its original's, so that a tool finds the event it
+ * opened; STREAM_ID alone tells the copies apart. */
+static inline uint64_t perf_primary_id(const struct perf_event *e)
+{
+	return e->parent ? e->parent->id : e->id;
+}
+
 static inline void perf_event_read_count(struct perf_event *e)
 {
 	uint64_t flags = irq_save();

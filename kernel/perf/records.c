@@ -35,13 +35,13 @@ unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out)
 	if (t & PERF_SAMPLE_TIME)
 		*p++ = perf_event_clock(e);
 	if (t & PERF_SAMPLE_ID)
-		*p++ = e->id;
+		*p++ = perf_primary_id(e);
 	if (t & PERF_SAMPLE_STREAM_ID)
 		*p++ = e->id;
 	if (t & PERF_SAMPLE_CPU)
 		*p++ = 0;			/* cpu 0, reserved 0 */
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		*p++ = e->id;
+		*p++ = perf_primary_id(e);
 	return p - out;
 }
 
@@ -333,7 +333,7 @@ void perf_log_throttle(struct perf_event *e, bool unthrottle)
 	} r = {
 		.header.type = unthrottle ? PERF_RECORD_UNTHROTTLE : PERF_RECORD_THROTTLE,
 		.time = perf_event_clock(e),
-		.id = e->id,
+		.id = perf_primary_id(e),
 		.stream_id = e->id,
 	};
 

@@ -183,7 +183,7 @@ int perf_output_begin(struct perf_output_handle *h, struct perf_event *e, unsign
 		struct lost_record r = {
 			.header.type = PERF_RECORD_LOST,
 			.header.size = sizeof(r) + id_words * sizeof(uint64_t),
-			.id = e->id,
+			.id = perf_primary_id(e),	/* the original's, as Linux writes it */
 			.lost = lost,
 		};
 		perf_output_copy(h, &r, sizeof(r));

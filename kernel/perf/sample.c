@@ -320,7 +320,7 @@ static void put_read_entry(struct out *o, struct perf_event *s, const struct per
 		s->pmu->read(s);
 	put64(o, s->count);
 	if (fmt & PERF_FORMAT_ID)
-		put64(o, s->id);
+		put64(o, perf_primary_id(s));
 	if (fmt & PERF_FORMAT_LOST)
 		put64(o, s->lost_samples);
 }
@@ -350,7 +350,7 @@ static void put_read(struct out *o, struct perf_event *e)
 		put64(o, running);
 	if (!(fmt & PERF_FORMAT_GROUP)) {
 		if (fmt & PERF_FORMAT_ID)
-			put64(o, e->id);
+			put64(o, perf_primary_id(e));
 		if (fmt & PERF_FORMAT_LOST)
 			put64(o, e->lost_samples);
 		return;
@@ -394,7 +394,7 @@ static void put_sample(struct out *o, const struct sample *s)
 
 	put(o, &hdr, sizeof(hdr));
 	if (type & PERF_SAMPLE_IDENTIFIER)
-		put64(o, e->id);
+		put64(o, perf_primary_id(e));
 	if (type & PERF_SAMPLE_IP)
 		put64(o, regs->rip);
 	if (type & PERF_SAMPLE_TID)
@@ -404,9 +404,9 @@ static void put_sample(struct out *o, const struct sample *s)
 	if (type & PERF_SAMPLE_ADDR)
 		put64(o, s->addr);
 	if (type & PERF_SAMPLE_ID)
-		put64(o, e->id);
+		put64(o, perf_primary_id(e));
 	if (type & PERF_SAMPLE_STREAM_ID)
-		put64(o, e->id);			/* no inherited events: the same */
+		put64(o, e->id);			/* a copy's own */
 	if (type & PERF_SAMPLE_CPU)
 		put64(o, 0);				/* cpu 0, reserved 0 */
 	if (type & PERF_SAMPLE_PERIOD)

@@ -2,10 +2,12 @@
  * with random arguments (perf fds among the targets) and closed again within one call of
  * the fuzzer, so nothing of theirs can block a later call or outlive the run: the accounting
  * check at the end sees any object the kernel failed to free. Every descriptor made here is
- * non-blocking and every wait has a zero timeout. */
+ * non-blocking and every wait (futex and clock_nanosleep too, and restart_syscall's) has a
+ * zero timeout. */
 #include "fuzz.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -61,8 +63,10 @@ static void make(void)
 	default: {
 		struct sigevent ev = { .sigev_notify = SIGEV_NONE };
 		int id;
-		if (ntimers < 2 && call(SYS_timer_create, CLOCK_MONOTONIC, (long)&ev, (long)&id,
-					0, 0) == 0)
+		static const long clocks[] = { CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+					       CLOCK_THREAD_CPUTIME_ID };
+		if (ntimers < 2 && call(SYS_timer_create, clocks[fz_below(3)], (long)&ev,
+					(long)&id, 0, 0) == 0)
 			timer_ids[ntimers++] = id;
 	}
 	}
@@ -85,7 +89,7 @@ static void use(void)
 	struct timespec its[2] = { { 0, fz_below(2) * (long)fz_below(1000000) },
 				   { 0, (long)fz_below(1000000) } };
 
-	switch (fz_below(9)) {
+	switch (fz_below(11)) {
 	case 0:
 		call(SYS_write, target(), (long)fz_in_ptr(buf, len), len, 0, 0);
 		break;
@@ -122,6 +126,24 @@ static void use(void)
 	case 7:
 		call(SYS_ioctl, target(), FIONREAD, (long)fz_out_ptr(4), 0, 0);
 		break;
+	case 8:
+		/* whatever the last interrupted sleep left to restart (its deadline
+		 * long past), else EINTR */
+		call(SYS_restart_syscall, 0, 0, 0, 0, 0);
+		break;
+	case 9: {
+		/* sleeps that end at once: a futex word of any value, a zero
+		 * (or bad) timeout, rem anywhere */
+		uint32_t *w = (uint32_t *)buf;
+		*w = (uint32_t)fz_rand() & 1;
+		if (fz_one_in(2))
+			call(SYS_futex, (long)w, fz_one_in(2) ? FUTEX_WAIT_PRIVATE : FUTEX_WAIT,
+			     0, (long)fz_in_ptr(&zero, sizeof(zero)), 0);
+		else
+			call(SYS_clock_nanosleep, fz_below(8), fz_below(2) * TIMER_ABSTIME,
+			     (long)fz_in_ptr(&zero, sizeof(zero)), (long)fz_out_ptr(16), 0);
+		break;
+	}
 	default:
 		if (ntimers)
 			call(SYS_timer_settime, timer_ids[fz_below(ntimers)], fz_below(2),

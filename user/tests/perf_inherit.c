@@ -1,10 +1,11 @@
 /* user/tests/perf_inherit.c: perf_event's task semantics: inherit (a child's counts join its
  * parent's event, exactly under the simulated PMU; a sampler records the child's samples in the
- * parent's ring under the child's pid), events on another task with enable_on_exec, and the
- * FORK, COMM (exec) and EXIT records of a child. */
+ * parent's ring under the child's pid; inherit_stat's copies; inherit_thread), events on
+ * another task with enable_on_exec, and the FORK, COMM (exec) and EXIT records of a child. */
 #include "ktap.h"
 #include "perf.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -81,6 +82,7 @@ TEST(inherited_times_enabled_equal_running)
 struct sample {
 	struct perf_event_header header;
 	uint32_t pid, tid;
+	uint64_t id, stream_id;
 };
 
 /* A cpu-clock sampler with inherit: the child's samples land in the parent's ring. Linux maps
@@ -89,10 +91,11 @@ TEST(inherited_sampler_records_the_child)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
 				     .config = PERF_COUNT_SW_TASK_CLOCK, .sample_period = 100000,
-				     .sample_type = PERF_SAMPLE_TID, .inherit = 1,
-				     .exclude_kernel = 1 };
+				     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ID |
+						    PERF_SAMPLE_STREAM_ID,
+				     .inherit = 1, .exclude_kernel = 1 };
 	int status, child_samples = 0, mine = 0;
-	uint64_t pos = 0;
+	uint64_t pos = 0, id = 0;
 
 	int fd = perf_open(&a, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
@@ -100,6 +103,7 @@ TEST(inherited_sampler_records_the_child)
 	close(fd);
 	fd = perf_open(&a, 0, 0, -1, 0);
 	ASSERT_GE(fd, 0);
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id), 0);
 	struct perf_event_mmap_page *pc = perf_ring_map(fd, 16);
 	ASSERT_TRUE(pc);
 	pid_t pid = fork();
@@ -113,6 +117,10 @@ TEST(inherited_sampler_records_the_child)
 						    sizeof(record)))) {
 		child_samples += s->pid == (uint32_t)pid && s->tid == (uint32_t)pid;
 		mine += s->pid == (uint32_t)getpid();
+		/* The copy's samples carry the original's id (primary_event_id); the
+		 * stream id is whichever event took it (Linux swaps equal contexts at
+		 * a switch, so the original may sample the child too). */
+		EXPECT_EQ(s->id, id);
 	}
 	EXPECT_GT(child_samples, 10);
 	perf_ring_unmap(pc);
@@ -218,6 +226,97 @@ TEST(event_on_a_child_enabled_on_exec)
 	close(fd);
 	close(go[1]);
 	EXPECT_ERRNO(perf_open(&a, pid, -1, -1, 0), ESRCH);	/* reaped */
+}
+
+/* inherit_stat: the oracle (Linux 6.1) writes no PERF_RECORD_READ for a copy, neither at its
+ * task's exit (the context is marked dead before its events are synced) nor when an exec
+ * removes it (remove_on_exec); either way the copy's counts join the original's. */
+TEST(inherit_stat_copies_sync_without_read_records)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .inherit = 1,
+				     .inherit_stat = 1, .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_TID,
+				     .read_format = PERF_FORMAT_TIMES | PERF_FORMAT_ID,
+				     .exclude_kernel = 1 };
+	char self[256];
+	uint64_t v[4], before[4];
+	int status;
+
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	for (int exec = 0; exec < 2; exec++) {
+		a.remove_on_exec = exec;
+		int fd = perf_open(&a, 0, 0, -1, 0);
+		ASSERT_GE(fd, 0);
+		struct perf_event_mmap_page *pc = perf_ring_map(fd, 8);
+		ASSERT_TRUE(pc);
+		perf_read_words(fd, before, 4);
+		pid_t pid = fork();
+		if (pid == 0) {
+			char *p = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			for (int i = 0; i < 16; i++)
+				p[i * 4096] = 1;
+			if (exec)	/* the copy goes here */
+				execl(self, "perf_inherit", "--touch", NULL);
+			_exit(exec ? 127 : 0);
+		}
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		EXPECT_EQ(status, 0);
+		const struct perf_event_header *h;
+		uint64_t pos = 0;
+		int reads = 0;
+		while ((h = perf_ring_next(pc, &pos, record, sizeof(record))))
+			reads += h->type == PERF_RECORD_READ;
+		EXPECT_EQ(reads, 0);
+		perf_read_words(fd, v, 4);
+		EXPECT_GE(v[0] - before[0], 16);	/* the child's pages (before its exec) */
+		perf_ring_unmap(pc);
+		close(fd);
+	}
+}
+
+static void *touch_pages(void *arg)
+{
+	char *p = mmap(NULL, 256 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	for (int i = 0; i < 256; i++)
+		p[i * 4096] = 1;
+	munmap(p, 256 * 4096);
+	return arg;
+}
+
+/* inherit_thread: the copies go to threads (CLONE_THREAD) only, not to forked children. */
+TEST(inherit_thread_counts_threads_not_children)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .inherit = 1,
+				     .inherit_thread = 1, .exclude_kernel = 1 };
+	uint64_t v0, v1, v2;
+	pthread_t t;
+	int status;
+
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	perf_read_words(fd, &v0, 1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		touch_pages(NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	perf_read_words(fd, &v1, 1);
+	ASSERT_EQ(pthread_create(&t, NULL, touch_pages, NULL), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	perf_read_words(fd, &v2, 1);
+	EXPECT_LT(v1 - v0, 128);		/* the parent's own faults, not the child's 256 */
+	EXPECT_GE(v2 - v1, 256);		/* the thread's */
+	close(fd);
+	a.inherit = 0;
+	EXPECT_ERRNO(perf_open(&a, 0, -1, -1, 0), EINVAL);	/* inherit_thread needs inherit */
 }
 
 int main(int argc, char **argv)

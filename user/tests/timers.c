@@ -1,12 +1,13 @@
 /* user/tests/timers.c: alarm, setitimer and getitimer (ITIMER_REAL, ITIMER_VIRTUAL,
  * ITIMER_PROF), POSIX timers (SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID, TIMER_ABSTIME,
- * overruns), timerfd (expiration counts, poll, epoll), their errors, what exec keeps and
+ * overruns, the CPU-time clocks of the process and the thread), timerfd (expiration counts, poll, epoll), their errors, what exec keeps and
  * drops, and the accounting back at its baseline. */
 #include "ktap.h"
 #include "pmuos.h"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -288,6 +289,110 @@ TEST(timerfd)
 	EXPECT_EQ(read(fd, &n, 8), 8);
 	EXPECT_EQ(n, 1);
 	close(fd);
+}
+
+static long clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000l + ts.tv_nsec;
+}
+
+/* timer_create on the CPU-time clocks of the process and of the calling thread: the signal
+ * comes once that much CPU time is used, never while the process sleeps. */
+TEST(posix_timer_cpu_clocks)
+{
+	static const clockid_t clocks[] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
+
+	for (int i = 0; i < 2; i++) {
+		struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1,
+				       .sigev_value.sival_int = 40 + i };
+		struct itimerspec its = { .it_value = { 0, 10 * 1000 * 1000 } }, cur;
+		timer_t id;
+
+		catch(SIGUSR1);
+		ASSERT_EQ(timer_create(clocks[i], &ev, &id), 0);
+		long armed_at = clock_ns(clocks[i]);
+		ASSERT_EQ(timer_settime(id, 0, &its, NULL), 0);
+		usleep(50 * 1000);		/* asleep: no CPU time goes by */
+		EXPECT_EQ(hits, 0);
+		spin_until_hit(3000);
+		EXPECT_EQ(hits, 1);
+		EXPECT_EQ(last_code, SI_TIMER);
+		EXPECT_EQ(last_value, 40 + i);
+		EXPECT_GE(clock_ns(clocks[i]) - armed_at, 10 * 1000 * 1000);
+		EXPECT_EQ(timer_gettime(id, &cur), 0);
+		EXPECT_EQ(cur.it_value.tv_sec + cur.it_value.tv_nsec, 0);
+		EXPECT_EQ(timer_delete(id), 0);
+	}
+}
+
+static volatile sig_atomic_t usr1_hits, usr2_hits;
+
+static void count_usr(int sig)
+{
+	if (sig == SIGUSR1)
+		usr1_hits++;
+	else
+		usr2_hits++;
+}
+
+static void *spin_cpu(void *arg)
+{
+	long until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (long)arg;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		;
+	return NULL;
+}
+
+/* Another thread's CPU time is the process's: the process clock's timer fires while this
+ * thread sleeps in the join, this thread's own clock's does not; the process clock holds
+ * both threads' time, the exited one's too. */
+TEST(posix_cpu_timers_of_a_threaded_process)
+{
+	struct sigevent ev1 = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
+	struct sigevent ev2 = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2 };
+	struct itimerspec its = { .it_value = { 0, 10 * 1000 * 1000 } };
+	struct sigaction sa = { .sa_handler = count_usr };
+	timer_t own, proc;
+	pthread_t t;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	usr1_hits = usr2_hits = 0;
+	ASSERT_EQ(timer_create(CLOCK_THREAD_CPUTIME_ID, &ev1, &own), 0);
+	ASSERT_EQ(timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev2, &proc), 0);
+	long process0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(timer_settime(own, 0, &its, NULL), 0);
+	ASSERT_EQ(timer_settime(proc, 0, &its, NULL), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, spin_cpu, (void *)(40 * 1000 * 1000l)), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	EXPECT_EQ(usr2_hits, 1);
+	EXPECT_EQ(usr1_hits, 0);
+	EXPECT_GE(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - process0, 40 * 1000 * 1000);
+	EXPECT_EQ(timer_delete(own), 0);
+	EXPECT_EQ(timer_delete(proc), 0);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+}
+
+/* clock_nanosleep on the process's CPU clock: it ends once the other thread has used the
+ * time; on the calling thread's own clock (which stands still while it sleeps) EINVAL. */
+TEST(clock_nanosleep_on_the_process_cpu_clock)
+{
+	struct timespec req = { 0, 10 * 1000 * 1000 };
+	pthread_t t;
+
+	EXPECT_EQ(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &req, NULL), EINVAL);
+	long start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(pthread_create(&t, NULL, spin_cpu, (void *)(30 * 1000 * 1000l)), 0);
+	EXPECT_EQ(clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &req, NULL), 0);
+	EXPECT_GE(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start, 10 * 1000 * 1000);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	req.tv_nsec = 1000000000;
+	EXPECT_EQ(clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &req, NULL), EINVAL);
 }
 
 TEST(accounting_back_to_baseline)
