@@ -54,6 +54,56 @@ TEST(inherited_counts_add_up_exactly)
 	close(fd);
 }
 
+static void pipe_byte(int fd, bool out)
+{
+	char c = 0;
+
+	ASSERT_EQ(out ? write(fd, &c, 1) : read(fd, &c, 1), 1);
+}
+
+/* The parent's ioctls reach a live child's copy and its read() adds the copy's count, as
+ * Linux's perf_event_for_each_child and child list: page faults (software, on both kernels),
+ * the child touching 32 fresh pages after the parent's ENABLE and 32 more after its DISABLE. */
+TEST(ioctls_and_read_reach_a_live_copy)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	int go[2], done[2];
+	uint64_t live, after;
+
+	a.disabled = a.inherit = 1;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	char *pages = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	ASSERT_NE(pages, MAP_FAILED);
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(done), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int round = 0; round < 2; round++) {
+			pipe_byte(go[0], false);
+			for (int i = 0; i < 32; i++)
+				pages[(round * 32 + i) * 4096] = 1;
+			pipe_byte(done[1], true);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	pipe_byte(go[1], true);
+	pipe_byte(done[0], false);
+	perf_read_words(fd, &live, 1);		/* the child lives, blocked in read */
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	pipe_byte(go[1], true);
+	pipe_byte(done[0], false);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+	perf_read_words(fd, &after, 1);
+	EXPECT_GE(live, 32);
+	EXPECT_LE(live, 40);
+	EXPECT_EQ(after, live);			/* the second 32 were not counted */
+	munmap(pages, 64 * 4096);
+	close(go[0]), close(go[1]), close(done[0]), close(done[1]), close(fd);
+}
+
 struct sample {
 	struct perf_event_header header;
 	uint32_t pid, tid;
