@@ -123,6 +123,19 @@ static void sync_child(struct perf_event *c)
 	perf_event_put(p);
 }
 
+/* A copied group's copies join their originals and go. */
+static void sync_group(struct perf_event *g)
+{
+	struct perf_event *s = g->sibling_next;
+
+	sync_child(g);		/* its siblings become groups of their own */
+	for (struct perf_event *n; s; s = n) {
+		n = s->sibling_next;
+		if (s->parent)
+			sync_child(s);
+	}
+}
+
 void perf_event_exit_inherited(struct task *t)
 {
 	struct perf_event_context *ctx = t->perf_ctx;
@@ -133,13 +146,7 @@ void perf_event_exit_inherited(struct task *t)
 		next = g->ctx_next;
 		if (!g->parent)
 			continue;
-		struct perf_event *s = g->sibling_next;
-		sync_child(g);		/* its siblings become groups of their own */
-		for (struct perf_event *n; s; s = n) {
-			n = s->sibling_next;
-			if (s->parent)
-				sync_child(s);
-		}
+		sync_group(g);
 		next = ctx->groups;	/* the list changed: start over */
 	}
 }
@@ -155,8 +162,14 @@ void perf_event_exec_events(struct task *t)
 	for (struct perf_event *g = ctx->groups, *next; g; g = next) {
 		next = g->ctx_next;
 		if (g->attr.remove_on_exec) {
-			perf_remove_from_context(g);
-			g->state = PERF_EVENT_STATE_EXIT;
+			/* A copy joins its original now (Linux's perf_event_exit_event):
+			 * no file holds it, so only that frees it. */
+			if (g->parent) {
+				sync_group(g);
+			} else {
+				perf_remove_from_context(g);
+				g->state = PERF_EVENT_STATE_EXIT;
+			}
 			next = ctx->groups;
 			continue;
 		}

@@ -4,6 +4,7 @@
  * FORK, COMM (exec) and EXIT records of a child. */
 #include "ktap.h"
 #include "perf.h"
+#include "pmuos.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,42 @@ TEST(event_on_a_child_enabled_on_exec)
 	close(fd);
 	close(go[1]);
 	EXPECT_ERRNO(perf_open(&a, pid, -1, -1, 0), ESRCH);	/* reaped */
+}
+
+/* A copy with remove_on_exec goes at the child's exec, its count joining the parent's event
+ * (Linux's perf_event_exit_event): the fuzzer found pmuos keeping it for good, one event
+ * leaked per exec. Page faults of 16 pages the child touches before its exec. */
+TEST(remove_on_exec_copy_joins_at_exec)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	long events = pmuos_accounting("perf_events");
+	uint64_t value;
+	int status;
+
+	a.inherit = a.remove_on_exec = 1;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	char *pages = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	ASSERT_NE(pages, MAP_FAILED);
+	uint64_t before = perf_value(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 16; i++)
+			pages[i * 4096] = 1;
+		execl("/proc/self/exe", "perf_inherit", "--touch", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	perf_read_words(fd, &value, 1);
+	/* the 16 and the fork's own; not the exec'd image's 16 more and its loading */
+	EXPECT_GE(value - before, 16);
+	EXPECT_LT(value - before, 32);
+	if (events >= 0)
+		EXPECT_EQ(pmuos_accounting("perf_events"), events + 1);
+	munmap(pages, 16 * 4096);
+	close(fd);
 }
 
 int main(int argc, char **argv)
