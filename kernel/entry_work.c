@@ -78,7 +78,7 @@ void user_exit_work(struct pt_regs *regs)
 	bool nmi = regs->vector == X86_TRAP_NMI;
 
 	if ((user_work & USER_WORK_RESCHED) && !nmi)
-		schedule();	/* back here when this task runs again */
+		sched_preempt();	/* back here when this task runs again */
 	if ((user_work & USER_WORK_SIGNAL) && !nmi) {
 		if (current)
 			signal_deliver(regs);	/* and a restart with none to deliver */

@@ -3,7 +3,9 @@
  * CPU sees no interrupt at all. A sleeping task names the condition that
  * makes it runnable again (task_wait); the scheduler checks those whenever
  * it picks, and the kernel's own loop (kmain, the idle context) halts until
- * an interrupt while nothing can run. One CPU: interrupts off is the lock. */
+ * an interrupt while nothing can run. A running task is preempted when its
+ * tick runs out or a sleeper wakes up, not by a wake-up nobody waited for.
+ * One CPU: interrupts off is the lock. */
 #include "sched.h"
 #include "clock.h"
 #include "entry_work.h"
@@ -24,6 +26,7 @@
 struct cpu cpu0;
 static struct task *tasks;		/* every task, by pid */
 static struct timer tick;
+static bool tick_due;			/* the running task's 4 ms are over */
 uint64_t syscall_kernel_rsp;		/* entry.asm switches to it on SYSCALL */
 
 void context_switch(uint64_t *save_rsp, uint64_t load_rsp);
@@ -53,6 +56,9 @@ struct task *sched_first(void)
 	return tasks;
 }
 
+/* Sleepers ready() made runnable since the last switch. */
+static int woken;
+
 /* Can t run? A sleeper whose condition now holds, whose deadline passed or
  * that has a signal pending becomes runnable (its task_wait rechecks). */
 static bool ready(struct task *t)
@@ -66,8 +72,10 @@ static bool ready(struct task *t)
 	bool go = (t->wait_cond && t->wait_cond(t->wait_arg)) ||
 		  (t->wait_deadline && rdtsc() >= t->wait_deadline) || signal_pending(t);
 	current = saved;
-	if (go)
+	if (go) {
 		t->state = TASK_RUNNING;
+		woken++;
+	}
 	return go;
 }
 
@@ -98,6 +106,7 @@ static struct task *pick_next(struct task *prev, int *nr)
 
 static void on_tick(struct timer *t, struct pt_regs *regs)
 {
+	tick_due = true;
 	user_work_resched(true);
 }
 
@@ -143,16 +152,20 @@ static void unload_task(struct task *prev, struct task *next)
 {
 	if (!prev)
 		return;
+	/* Counted while prev's own events are still on the CPU (Linux's
+	 * perf_event_task_sched_out): a task's event counts its switches. */
+	context_switches++;
+	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
 	perf_event_task_sched_out(prev);
 	prev->sum_exec_tsc = rdtsc() - prev->cputime_base_tsc;
 	fpu_save(prev);
-	context_switches++;
-	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
 	perf_event_switch(prev, next, true);	/* PERF_RECORD_SWITCH out */
 }
 
 static void switch_to(struct task *prev, struct task *next)
 {
+	tick_due = false;		/* next's slice begins */
+	woken = 0;
 	unload_task(prev, next);
 	load_task(next);
 	if (next)
@@ -173,6 +186,27 @@ void schedule(void)
 	struct task *next = pick_next(prev, &nr);
 	arm_tick(nr);
 	if (next != prev)
+		switch_to(prev, next);
+	irq_restore(flags);
+}
+
+void sched_preempt(void)
+{
+	uint64_t flags = irq_save();
+	struct task *prev = current;
+	int nr;
+
+	if (!prev || prev->state != TASK_RUNNING) {
+		irq_restore(flags);
+		schedule();
+		return;
+	}
+	user_work_resched(false);
+	struct task *next = pick_next(prev, &nr);
+	arm_tick(nr);
+	/* Two tasks taking turns (a byte each way through pipes) switch when one
+	 * waits, not at each write that finds its reader still running. */
+	if (next != prev && (tick_due || woken))
 		switch_to(prev, next);
 	irq_restore(flags);
 }
@@ -201,8 +235,10 @@ void sched_idle(bool (*done)(void *arg), void *arg)
 	sti();
 }
 
+/* A sleeper's deadline passed: it may preempt the running task. */
 static void wake(struct timer *t, struct pt_regs *regs)
 {
+	user_work_resched(true);
 }
 
 int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)

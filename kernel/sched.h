@@ -12,6 +12,9 @@ struct task *sched_first(void);
 /* Give the CPU to the next runnable task, if another can run; back here
  * when this one is picked again. Any context that may sleep. */
 void schedule(void);
+/* At a return to user mode with a resched asked for (entry_work.c): the
+ * running task gives the CPU up when its tick ran out or a sleeper woke. */
+void sched_preempt(void);
 /* Something another task waits for has happened (a futex wake, pipe
  * data, an exit): look again before returning to user mode. */
 void sched_wakeup(void);

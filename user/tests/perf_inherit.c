@@ -283,6 +283,37 @@ TEST(remove_on_exec_copy_joins_at_exec)
 	close(fd);
 }
 
+/* A task's own context-switches event counts its switches, as Linux counts them before the
+ * task's events leave the CPU (pmuos counted them after: only CPU-wide events saw them).
+ * 100 round trips of a byte to a child and back: the parent leaves the CPU at least once in
+ * each. */
+TEST(own_context_switches_counted)
+{
+	int there[2], back[2], status;
+	char c = 0;
+
+	ASSERT_EQ(pipe(there), 0);
+	ASSERT_EQ(pipe(back), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(there[1]);
+		while (read(there[0], &c, 1) == 1 && write(back[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	int fd = perf_open_sw(PERF_COUNT_SW_CONTEXT_SWITCHES, 0, false, -1);
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(write(there[1], &c, 1), 1);
+		ASSERT_EQ(read(back[0], &c, 1), 1);
+	}
+	uint64_t n = perf_value(fd);
+	close(there[1]);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_GE(n, 100);
+	EXPECT_LE(n, 300);
+	close(fd), close(there[0]), close(back[0]), close(back[1]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
