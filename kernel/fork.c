@@ -82,6 +82,10 @@ static long do_clone(const struct clone_args_k *ca)
 
 	if (err)
 		return err;
+	/* Linux's ARCH_SET_FS rule for the new TLS: a user address, else EPERM
+	 * (a non-canonical one would fault the kernel's WRMSR at the switch). */
+	if ((flags & CLONE_SETTLS) && ca->tls >= USER_END)
+		return -EPERM;
 	/* A fork bomb ends here: Linux's copy_process checks threads-max
 	 * (and RLIMIT_NPROC, which root passes) before it allocates; a pid
 	 * space used up (pid_max) is EAGAIN too. */

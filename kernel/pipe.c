@@ -43,6 +43,9 @@ struct pipe {
 	unsigned long in_seq;	/* wake-ups of readers: data, writers gone */
 	unsigned long out_seq;	/* of writers: room, readers gone (epoll's edges) */
 	struct inode *inode;
+	char *spare;		/* the page a read emptied last, for the next write
+				 * (Linux's tmp_page): a byte going back and forth
+				 * costs no allocation */
 };
 
 long pipes_alive;
@@ -82,10 +85,29 @@ static struct pipe *pipe_alloc(struct inode *n)
 	return p;
 }
 
+/* A page for a slot: the spare one if there is one. */
+static char *page_get(struct pipe *p)
+{
+	char *page = p->spare;
+
+	p->spare = NULL;
+	return page ? page : kmalloc(PAGE_SIZE);
+}
+
+/* A slot's page, emptied: kept as the spare, or freed. */
+static void page_put(struct pipe *p, char *page)
+{
+	if (!p->spare)
+		p->spare = page;
+	else
+		kfree(page);
+}
+
 static void pipe_free(struct pipe *p)
 {
 	for (unsigned i = p->tail; i != p->head; i++)
 		kfree(slot(p, i)->page);
+	kfree(p->spare);
 	p->inode->pipe = NULL;
 	kfree(p->bufs);
 	kfree(p);
@@ -144,7 +166,7 @@ static long pipe_read(struct file *f, char *ubuf, size_t n)
 				n = 0;
 			}
 			if (!b->len) {
-				kfree(b->page);
+				page_put(p, b->page);
 				b->page = NULL;
 				p->tail++;
 			}
@@ -197,12 +219,12 @@ static long pipe_write(struct file *f, const char *ubuf, size_t n)
 		if (used(p) < p->nslots) {
 			struct pipe_buf *b = slot(p, p->head);
 			size_t len = MIN(n - ret, (size_t)PAGE_SIZE);
-			if (!(b->page = kmalloc(PAGE_SIZE))) {
+			if (!(b->page = page_get(p))) {
 				ret = ret ? ret : -ENOMEM;
 				break;
 			}
 			if (copy_from_user(b->page, ubuf + ret, len)) {
-				kfree(b->page);
+				page_put(p, b->page);
 				b->page = NULL;
 				ret = ret ? ret : -EFAULT;
 				break;

@@ -3,7 +3,10 @@
  * CPU sees no interrupt at all. A sleeping task names the condition that
  * makes it runnable again (task_wait); the scheduler checks those whenever
  * it picks, and the kernel's own loop (kmain, the idle context) halts until
- * an interrupt while nothing can run. One CPU: interrupts off is the lock. */
+ * an interrupt while nothing can run. A running task is preempted when its
+ * tick runs out, or by a sleeper it woke that is well behind it in virtual
+ * runtime (below), not by a wake-up nobody waited for.
+ * One CPU: interrupts off is the lock. */
 #include "sched.h"
 #include "clock.h"
 #include "entry_work.h"
@@ -144,10 +147,13 @@ static struct task *preempting_sleeper(struct task *prev, int *nr)
 
 	*nr = 1;
 	for (struct task *t = tasks; t; t = t->next) {
+		bool sleeping = t->state == TASK_SLEEPING;
 		if (t == prev || !ready(t))
 			continue;
 		++*nr;
-		if (vruntime(t) < limit && (next == prev || vruntime(t) < vruntime(next)))
+		/* Only the woken preempt: the others wait for the tick. */
+		if (sleeping && vruntime(t) < limit &&
+		    (next == prev || vruntime(t) < vruntime(next)))
 			next = t;
 	}
 	return next;
@@ -208,11 +214,13 @@ static void unload_task(struct task *prev, struct task *next)
 {
 	if (!prev)
 		return;
+	/* Counted while prev's own events are still on the CPU (Linux's
+	 * perf_event_task_sched_out): a task's event counts its switches. */
+	context_switches++;
+	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
 	perf_event_task_sched_out(prev);
 	prev->sum_exec_tsc = rdtsc() - prev->cputime_base_tsc;
 	fpu_save(prev);
-	context_switches++;
-	perf_sw_event(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, NULL, 0);
 	perf_event_switch(prev, next, true);	/* PERF_RECORD_SWITCH out */
 }
 
@@ -268,8 +276,10 @@ void sched_idle(bool (*done)(void *arg), void *arg)
 	sti();
 }
 
+/* A sleeper's deadline passed: it may preempt the running task. */
 static void wake(struct timer *t, struct pt_regs *regs)
 {
+	sched_wakeup();
 }
 
 int task_wait(bool (*cond)(void *arg), void *arg, uint64_t deadline)

@@ -618,8 +618,27 @@ static long send_to(struct task *t, long sig, int code)
 	return r;
 }
 
-/* A process-directed signal goes to its first thread (Linux picks one that
- * does not block it). */
+/* The thread a process-directed signal goes to (Linux's complete_signal):
+ * the leader while it lives and does not block sig, else the first other
+ * live thread that does not, else the first live one. A leader that has
+ * exited (SYS_exit alone) leaves the signal to the threads it left. */
+static struct task *group_target(struct task *leader, long sig)
+{
+	struct task *wants = NULL, *alive = NULL;
+
+	for (struct task *t = sched_first(); t; t = t->next) {
+		if (t->tgid != leader->tgid || t->state == TASK_ZOMBIE || t->exiting)
+			continue;
+		if (sig && !(t->sig.blocked & sigbit(sig))) {
+			if (t == leader)
+				return t;
+			wants = wants ? wants : t;
+		}
+		alive = alive ? alive : t;
+	}
+	return wants ? wants : alive ? alive : leader;
+}
+
 static long send_to_group(int (*match)(const struct task *t, long id), long id, long sig)
 {
 	bool found = false;
@@ -628,7 +647,7 @@ static long send_to_group(int (*match)(const struct task *t, long id), long id, 
 		if (t != t->leader || !match(t, id))
 			continue;
 		found = true;
-		send_to(t, sig, SI_USER);
+		send_to(group_target(t, sig), sig, SI_USER);
 	}
 	return found ? 0 : -ESRCH;
 }

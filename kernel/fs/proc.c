@@ -243,7 +243,10 @@ static int proc_iterate(struct inode *dir, long pos, dir_emit_t emit, void *ctx)
 		if (!emit(ctx, c.e->name, strlen(c.e->name), ino_of(&c), dtype_of(c.e->mode), i + 3))
 			return 0;
 	}
-	if (!e->next)
+	/* A position past every number (an lseek far out) lists nothing more; the
+	 * difference as an int would be negative (the fuzzer's: a read before the
+	 * fd table). */
+	if (!e->next || (pos > base && pos - base > 0x7fffffff))
 		return 0;
 	for (int k = e->next(pn, pos > base ? pos - base : 0); k >= 0; k = e->next(pn, k + 1)) {
 		struct proc_node c = { e->numbered, pn->pid ? pn->pid : k, k };

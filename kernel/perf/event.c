@@ -657,6 +657,16 @@ void perf_event_task_sched_in(struct task *next)
 	irq_restore(flags);
 }
 
+static void enable_copy(struct perf_event *c, void *arg)
+{
+	perf_event_enable(c);
+}
+
+static void disable_copy(struct perf_event *c, void *arg)
+{
+	perf_event_disable(c);
+}
+
 /* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE): the events the task opened,
  * all changed before any is scheduled. */
 void perf_task_events_enable(struct task *t, bool enable)
@@ -678,5 +688,8 @@ void perf_task_events_enable(struct task *t, bool enable)
 		}
 	}
 	perf_events_set_enabled(list, n, enable);
+	/* And their live copies, as Linux's perf_event_for_each_child. */
+	for (int i = 0; i < n; i++)
+		perf_event_for_each_copy(list[i], enable ? enable_copy : disable_copy, NULL);
 	kfree(list);
 }

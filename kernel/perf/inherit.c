@@ -6,6 +6,7 @@
  * reports whole. enable_on_exec events start at exec, remove_on_exec ones
  * go. */
 #include "internal.h"
+#include "../sched.h"
 #include "../task.h"
 #include <asm-generic/errno.h>
 #include <linux/sched.h>
@@ -24,8 +25,13 @@ static struct perf_event *inherit_event(struct perf_event *e, struct task *child
 	c->state = e->state == PERF_EVENT_STATE_OFF ? PERF_EVENT_STATE_OFF :
 		   PERF_EVENT_STATE_INACTIVE;
 	c->cpu = e->cpu;
-	c->parent = e;
-	perf_event_get(e);
+	/* A copy of a copy is the original's too (Linux's inherit_event): its
+	 * counts join the original's at its exit, and the original's ioctls
+	 * reach it. */
+	struct perf_event *orig = e->parent ? e->parent : e;
+	c->parent = orig;
+	orig->nr_copies++;
+	perf_event_get(orig);
 	c->hw.sample_period = e->hw.sample_period;
 	c->hw.last_period = c->hw.period_left = e->hw.sample_period;
 	if (e->rb)
@@ -59,6 +65,47 @@ int perf_event_init_task(struct task *child, unsigned long clone_flags)
 	return 0;
 }
 
+void perf_event_for_each_copy(struct perf_event *e,
+			      void (*fn)(struct perf_event *c, void *arg), void *arg)
+{
+	if (!e->nr_copies)
+		return;
+	for (struct task *t = sched_first(); t; t = t->next) {
+		struct perf_event_context *ctx = t->perf_ctx;
+		if (!ctx)
+			continue;
+		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
+			if (g->parent == e)
+				fn(g, arg);
+			for_each_sibling(s, g)
+				if (s->parent == e)
+					fn(s, arg);
+		}
+	}
+}
+
+struct copy_sums {
+	uint64_t *count, *enabled, *running;
+};
+
+static void add_copy(struct perf_event *c, void *arg)
+{
+	struct copy_sums *sums = arg;
+
+	perf_event_read_update(c);
+	*sums->count += c->count;
+	*sums->enabled += c->total_time_enabled;
+	*sums->running += c->total_time_running;
+}
+
+void perf_event_read_copies(struct perf_event *e, uint64_t *count, uint64_t *enabled,
+			    uint64_t *running)
+{
+	struct copy_sums sums = { count, enabled, running };
+
+	perf_event_for_each_copy(e, add_copy, &sums);
+}
+
 /* Add what the copy counted to its original, and free the copy. */
 static void sync_child(struct perf_event *c)
 {
@@ -72,8 +119,22 @@ static void sync_child(struct perf_event *c)
 	 * 6.1 marks an exiting task's context dead before it syncs the copies,
 	 * and writes none at a remove_on_exec either). */
 	c->parent = NULL;
+	p->nr_copies--;
 	perf_event_put(c);
 	perf_event_put(p);
+}
+
+/* A copied group's copies join their originals and go. */
+static void sync_group(struct perf_event *g)
+{
+	struct perf_event *s = g->sibling_next;
+
+	sync_child(g);		/* its siblings become groups of their own */
+	for (struct perf_event *n; s; s = n) {
+		n = s->sibling_next;
+		if (s->parent)
+			sync_child(s);
+	}
 }
 
 void perf_event_exit_inherited(struct task *t)
@@ -86,13 +147,7 @@ void perf_event_exit_inherited(struct task *t)
 		next = g->ctx_next;
 		if (!g->parent)
 			continue;
-		struct perf_event *s = g->sibling_next;
-		sync_child(g);		/* its siblings become groups of their own */
-		for (struct perf_event *n; s; s = n) {
-			n = s->sibling_next;
-			if (s->parent)
-				sync_child(s);
-		}
+		sync_group(g);
 		next = ctx->groups;	/* the list changed: start over */
 	}
 }

@@ -168,6 +168,14 @@ static inline void perf_event_read_count(struct perf_event *e)
 		e->pmu->read(e);
 	irq_restore(flags);
 }
+/* inherit.c: fn(c, arg) for each live copy of e (all of an original's copies,
+ * children's children too, point at it, as Linux's); nothing when it has none. */
+void perf_event_for_each_copy(struct perf_event *e,
+			      void (*fn)(struct perf_event *c, void *arg), void *arg);
+/* What e's live copies counted so far, added to *count, *enabled, *running
+ * (Linux's read adds its child list's values). */
+void perf_event_read_copies(struct perf_event *e, uint64_t *count, uint64_t *enabled,
+			    uint64_t *running);
 /* The task context of t, made on first use; NULL on allocation failure. */
 struct perf_event_context *perf_task_context(struct task *t, bool create);
 

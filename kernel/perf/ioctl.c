@@ -12,17 +12,39 @@
 
 typedef void (*event_fn)(struct perf_event *e);
 
+static void copy_apply(struct perf_event *c, void *fn)
+{
+	((event_fn)fn)(c);
+}
+
+/* fn on e and on its live copies (inherit), as Linux's perf_event_for_each_child. */
+static void with_copies(struct perf_event *e, event_fn fn)
+{
+	fn(e);
+	perf_event_for_each_copy(e, copy_apply, (void *)fn);
+}
+
 /* PERF_IOC_FLAG_GROUP applies fn to the whole group of e. */
 static void for_each_target(struct perf_event *e, unsigned long flags, event_fn fn)
 {
 	if (!(flags & PERF_IOC_FLAG_GROUP)) {
-		fn(e);
+		with_copies(e, fn);
 		return;
 	}
 	struct perf_event *l = e->group_leader;
-	fn(l);
+	with_copies(l, fn);
 	for_each_sibling(s, l)
-		fn(s);
+		with_copies(s, fn);
+}
+
+static void copy_enable(struct perf_event *c)
+{
+	perf_event_enable(c);
+}
+
+static void copy_disable(struct perf_event *c)
+{
+	perf_event_disable(c);
 }
 
 /* ENABLE/DISABLE: with PERF_IOC_FLAG_GROUP the whole group changes at once. */
@@ -33,6 +55,7 @@ static long set_enabled(struct perf_event *e, unsigned long flags, bool enable)
 
 	if (!(flags & PERF_IOC_FLAG_GROUP)) {
 		perf_events_set_enabled(&e, 1, enable);
+		perf_event_for_each_copy(e, copy_apply, enable ? copy_enable : copy_disable);
 		return 0;
 	}
 	if (l->nr_siblings + 1 > (int)ARRAY_SIZE(small) &&
@@ -42,6 +65,9 @@ static long set_enabled(struct perf_event *e, unsigned long flags, bool enable)
 	for_each_sibling(s, l)
 		list[n++] = s;
 	perf_events_set_enabled(list, n, enable);
+	/* The copies: each group of a child's whole, one after the other. */
+	for (int i = 0; i < n; i++)
+		perf_event_for_each_copy(list[i], copy_apply, enable ? copy_enable : copy_disable);
 	if (list != small)
 		kfree(list);
 	return 0;

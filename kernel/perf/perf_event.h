@@ -161,6 +161,8 @@ struct perf_event {
 	 * have exited counted, which read() adds to the original's own. */
 	struct perf_event *parent;
 	uint64_t child_count, child_total_time_enabled, child_total_time_running;
+	int nr_copies;			/* the original's: its live copies (Linux's child list,
+					 * found in the tasks' contexts while this is not 0) */
 	struct perf_event *persistent_next;
 };
 

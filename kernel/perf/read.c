@@ -13,15 +13,27 @@ static size_t read_size(const struct perf_event *e, uint64_t fmt)
 	return perf_read_words(fmt, e->group_leader->nr_siblings) * 8;
 }
 
-/* What read() reports: its own count and its exited copies' (inherit). */
-static uint64_t value(const struct perf_event *e)
+/* What read() reports of e (its count and times brought up to date first):
+ * its own, its exited copies' and its live copies' (inherit). */
+struct reading {
+	uint64_t value, enabled, running;
+};
+
+static struct reading reading_of(struct perf_event *e)
 {
-	return e->count + e->child_count;
+	struct reading r = {
+		.value = e->count + e->child_count,
+		.enabled = e->total_time_enabled + e->child_total_time_enabled,
+		.running = e->total_time_running + e->child_total_time_running,
+	};
+
+	perf_event_read_copies(e, &r.value, &r.enabled, &r.running);
+	return r;
 }
 
 static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 {
-	*p++ = value(e);
+	*p++ = reading_of(e).value;
 	if (fmt & PERF_FORMAT_ID)
 		*p++ = e->id;
 	if (fmt & PERF_FORMAT_LOST)
@@ -38,7 +50,7 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
 	struct perf_event *e = f->priv;
 
-	if (unlikely(f->read_format || e->state == PERF_EVENT_STATE_ERROR))
+	if (unlikely(f->read_format || e->state == PERF_EVENT_STATE_ERROR || e->nr_copies))
 		return read_formatted(e, f->read_format, ubuf, n);
 	if (unlikely(n < sizeof(uint64_t)))
 		return -ENOSPC;
@@ -46,7 +58,7 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 	if (likely(e->state == PERF_EVENT_STATE_ACTIVE))
 		e->pmu->read(e);
 	sti();
-	return put_user_u64(value(e), ubuf) ? -EFAULT : (long)sizeof(uint64_t);
+	return put_user_u64(e->count + e->child_count, ubuf) ? -EFAULT : (long)sizeof(uint64_t);
 }
 
 static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_t n)
@@ -68,11 +80,12 @@ static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_
 			perf_event_read_update(e);
 		else
 			perf_event_read_count(e);	/* the times are not asked for */
-		*p++ = value(e);
+		struct reading r = reading_of(e);
+		*p++ = r.value;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			*p++ = e->total_time_enabled + e->child_total_time_enabled;
+			*p++ = r.enabled;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			*p++ = e->total_time_running + e->child_total_time_running;
+			*p++ = r.running;
 		if (fmt & PERF_FORMAT_ID)
 			*p++ = e->id;
 		if (fmt & PERF_FORMAT_LOST)
@@ -82,11 +95,12 @@ static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_
 		 * the times being the leader's. */
 		struct perf_event *l = e->group_leader;
 		perf_event_read_update(l);
+		struct reading r = reading_of(l);
 		*p++ = 1 + l->nr_siblings;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			*p++ = l->total_time_enabled + l->child_total_time_enabled;
+			*p++ = r.enabled;
 		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			*p++ = l->total_time_running + l->child_total_time_running;
+			*p++ = r.running;
 		p = put_entry(p, l, fmt);
 		for_each_sibling(s, l) {
 			perf_event_read_update(s);

@@ -38,6 +38,17 @@ NOTES = {
     "fork_exit_wait": "fork() + the child's _exit(0) + the parent's waitpid, timed together",
     "pipe_round_trip": "one byte to a child over a pipe and back over another (two switches)",
     "futex_wake_none": "FUTEX_WAKE_PRIVATE of a word nobody waits on",
+    "pthread_create_join": "pthread_create of a thread that returns at once + pthread_join, "
+                           "timed together (musl)",
+    "futex_round_trip": "two threads hand a futex word back and forth: two FUTEX_WAKEs, two "
+                        "FUTEX_WAITs, two switches",
+    "context_switch": "half a sched_yield round trip between two processes (a shared counter "
+                      "proves each yield ran the other): one yield, one switch of address space",
+    "inherited_child_insns": "instructions:u a forked child ran in a window of a 100000-turn "
+                             "two-instruction loop, read by the parent from its inherit=1 event "
+                             "after wait (simulated PMU; Linux under TCG has no hardware event)",
+    "child_own_insns": "the same window counted by the child on an event of its own: must be "
+                       "equal",
 }
 
 

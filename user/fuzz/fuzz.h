@@ -125,6 +125,27 @@ void fz_op_prctl(void);
 /* pipes, eventfds, epoll, select, timers (ipc.c) */
 void fz_op_ipc(void);
 
+/* ---- /sys/kernel/pmuos/accounting (main.c) ---- */
+
+#define FZ_COUNTERS 32
+struct fz_counters {
+	int n;
+	char name[FZ_COUNTERS][24];
+	long value[FZ_COUNTERS];
+};
+void fz_read_counters(struct fz_counters *c);
+/* The value of the counter named so, -1 if none. */
+long fz_counter(const struct fz_counters *c, const char *name);
+
+/* ---- processes and threads (procs.c) ---- */
+
+/* The broken executables under /tmp/fzexec, the subreaper bit; self: the fuzzer's path. */
+void fz_procs_init(const char *self);
+/* Children of every kind, made, used and reaped within the call. */
+void fz_op_proc(void);
+/* Children left to reap at the end (0 unless a call failed to reap one). */
+int fz_procs_cleanup(void);
+
 /* ---- the file syscalls (files.c) ---- */
 
 /* Faults the fuzzer provokes on purpose (file mappings past the end, protections): while
@@ -143,7 +164,7 @@ int fz_files_cleanup(void);
 
 enum fz_call {
 	FZ_OPEN, FZ_CLOSE, FZ_DUP, FZ_IOCTL, FZ_READ, FZ_MMAP, FZ_MUNMAP, FZ_MPROTECT,
-	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_IPC,
+	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_IPC, FZ_PROC,
 	/* files.c */
 	FZ_F_OPEN, FZ_F_OPENAT, FZ_F_CREAT, FZ_F_CLOSE, FZ_F_READ, FZ_F_WRITE, FZ_F_PREAD,
 	FZ_F_PWRITE, FZ_F_READV, FZ_F_WRITEV, FZ_F_PREADV, FZ_F_PWRITEV, FZ_F_LSEEK,

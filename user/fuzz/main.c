@@ -1,5 +1,5 @@
 /* user/fuzz/main.c: the perf syscall fuzzer: `fuzz seed=N calls=N [trace=N] [verbose]
- * [last=K] [progress=N]`. From the seed it makes random but plausible calls on perf events
+ * [last=K] [progress=N] [procs=N]` (procs: calls in 1000 that make children, procs.c). From the seed it makes random but plausible calls on perf events
  * and on files (files.c: a scratch tree under /tmp/fuzz), then closes everything, removes the
  * scratch tree, releases the persistent events it made, and checks that every
  * counter of /sys/kernel/pmuos/accounting is back at its value from before the first call.
@@ -28,7 +28,17 @@
 
 uint64_t fz_state;
 uint64_t fz_signals;
+static long main_tid;		/* the fuzzer's own thread: children report nothing */
+
+static long gettid_raw(void)
+{
+	long ax = SYS_gettid;
+
+	asm volatile("syscall" : "+a"(ax) : : "rcx", "r11", "memory");
+	return ax;
+}
 static uint64_t seed, calls = 10000, progress = 10000;
+static unsigned procs_rate = 8;		/* calls in 1000 that make children (procs.c) */
 static int last = 32;
 
 /* ---- output, failure ---- */
@@ -38,6 +48,8 @@ __attribute__((noreturn)) void fz_fail(const char *fmt, ...)
 	char buf[400];
 	va_list ap;
 
+	if (gettid_raw() != main_tid)	/* a child of procs.c: its exit is its report */
+		syscall(SYS_exit, 1);
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -63,6 +75,8 @@ volatile int fz_fault_armed, fz_fault_sig;
 static void on_fault(int sig, siginfo_t *info, void *uc)
 {
 	(void)uc;
+	if (gettid_raw() != main_tid)	/* a child of procs.c that shares our handlers */
+		syscall(SYS_exit, 128 + sig);
 	if (fz_fault_armed && (sig == SIGSEGV || sig == SIGBUS)) {
 		fz_fault_armed = 0;
 		fz_fault_sig = sig;
@@ -138,20 +152,14 @@ static void add_pmu(const char *name)
 
 /* ---- accounting ---- */
 
-struct counters {
-	int n;
-	char name[16][24];
-	long value[16];
-};
-
-static void read_counters(struct counters *c)
+void fz_read_counters(struct fz_counters *c)
 {
-	char text[1024];
+	char text[2048];
 
 	c->n = 0;
 	if (read_file(ACCOUNTING, text, sizeof(text)) <= 0)
 		fz_fail("cannot read " ACCOUNTING);
-	for (char *line = text; *line && c->n < 16;) {
+	for (char *line = text; *line && c->n < FZ_COUNTERS;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
@@ -163,15 +171,20 @@ static void read_counters(struct counters *c)
 	}
 }
 
-static int compare_counters(const struct counters *before, const struct counters *after)
+long fz_counter(const struct fz_counters *c, const char *name)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->name[i], name))
+			return c->value[i];
+	return -1;
+}
+
+static int compare_counters(const struct fz_counters *before, const struct fz_counters *after)
 {
 	int bad = 0;
 
 	for (int i = 0; i < before->n; i++) {
-		long now = -1;
-		for (int j = 0; j < after->n; j++)
-			if (!strcmp(after->name[j], before->name[i]))
-				now = after->value[j];
+		long now = fz_counter(after, before->name[i]);
 		if (now != before->value[i]) {
 			fz_printf("# accounting: %s %ld before, %ld after (%+ld)\n", before->name[i],
 				  before->value[i], now, now - before->value[i]);
@@ -270,6 +283,8 @@ static void parse_args(int argc, char **argv)
 			fz_trace_from = 0;
 		else if (!strncmp(a, "last=", 5))
 			last = atoi(a + 5);
+		else if (!strncmp(a, "procs=", 6))
+			procs_rate = atoi(a + 6);
 		else if (!strncmp(a, "progress=", 9))
 			progress = strtoull(a + 9, NULL, 0);
 		else
@@ -316,6 +331,12 @@ static void settle(void)
 
 static void one_call(void)
 {
+	/* Fewer than one call in a hundred makes children: each costs some 100000
+	 * instructions and more. */
+	if (fz_below(1000) < procs_rate) {
+		fz_op_proc();
+		return;
+	}
 	/* A quarter to a third of the calls are on files (files.c). */
 	if (fz_below(100) < 30) {
 		fz_op_file();
@@ -362,8 +383,13 @@ static void close_all(void)
 int main(int argc, char **argv)
 {
 	struct utsname u;
-	struct counters before, after;
+	struct fz_counters before, after;
 
+	/* procs.c's children exec the fuzzer to exit at once: `fuzz exit=N`, and with no
+	 * arguments at all (an execve with argv NULL). */
+	if (argc < 2 || !strncmp(argv[1], "exit=", 5))
+		_exit(argc < 2 ? 0 : atoi(argv[1] + 5));
+	main_tid = gettid_raw();
 	parse_args(argc, argv);
 	fz_state = seed;
 	fz_printf("KTAP version 1\n1..1\n");
@@ -378,10 +404,11 @@ int main(int argc, char **argv)
 	for_each_entry(DEVICES, add_pmu);
 	fz_mem_init();
 	fz_files_init();
+	fz_procs_init(argv[0]);
 	warm_up();
 	fz_persistent_baseline();
 	settle();
-	read_counters(&before);
+	fz_read_counters(&before);
 
 	uint64_t t0 = __builtin_ia32_rdtsc();
 	for (fz_calls = 0; fz_calls < calls; fz_calls++) {
@@ -405,9 +432,10 @@ int main(int argc, char **argv)
 	close_all();
 	int left_files = fz_files_cleanup();
 	fz_mem_cleanup();
+	int left_children = fz_procs_cleanup();
 	int stuck_events = fz_persistent_release();
 	settle();
-	read_counters(&after);
+	fz_read_counters(&after);
 	int bad = compare_counters(&before, &after);
 
 	fz_printf("# fuzz: %llu calls in %llu guest instructions (%llu per call), %llu signals, "
@@ -418,6 +446,8 @@ int main(int argc, char **argv)
 	fz_stats_print();
 	if (stuck_events)
 		fz_fail("%d persistent events could not be released", stuck_events);
+	if (left_children)
+		fz_fail("%d children were left to reap at the end", left_children);
 	if (left_files)
 		fz_fail("%d entries of the scratch tree could not be removed", left_files);
 	if (bad)

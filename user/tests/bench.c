@@ -5,6 +5,8 @@
 
 #include <pmuos/perf_ext.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -537,4 +539,193 @@ TEST(futex_wake_none)
 
 	ASSERT_EQ(syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0), 0);
 	report("futex_wake_none", syscall_ticks(SYS_futex, (long)&word, FUTEX_WAKE_PRIVATE, 1));
+}
+
+/* ---- threads, futexes, switches ---- */
+
+static void *thread_returns(void *arg)
+{
+	return arg;
+}
+
+/* pthread_create of a thread that returns at once, and the pthread_join that reaps it, timed
+ * together: musl's stack mapping, clone, the thread's run and exit, the CLEARTID wake. */
+TEST(pthread_create_join)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < PROC_RUNS; i++) {
+		pthread_t t;
+		void *ret;
+		uint64_t t0 = perf_rdtsc();
+		ASSERT_EQ(pthread_create(&t, NULL, thread_returns, &best), 0);
+		ASSERT_EQ(pthread_join(t, &ret), 0);
+		uint64_t d = perf_rdtsc() - t0;
+		ASSERT_EQ(ret == &best, 1);
+		best = d < best ? d : best;
+	}
+	report("pthread_create_join", best);
+}
+
+/* futex(word, op, val) with no timeout (r10 = NULL), the raw call. */
+static long futex3(volatile int *word, int op, int val)
+{
+	long ax = SYS_futex;
+	register long r10 asm("r10") = 0;
+
+	asm volatile("syscall" : "+a"(ax) : "D"(word), "S"(op), "d"(val), "r"(r10)
+		     : "rcx", "r11", "memory");
+	return ax;
+}
+
+/* The ping-pong word: 1 is the partner's turn, 0 the main thread's, 2 ends the partner. */
+static volatile int pong_word;
+
+static void *pong(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int v = pong_word;
+		if (v == 2)
+			return NULL;
+		if (v != 1) {
+			futex3(&pong_word, FUTEX_WAIT_PRIVATE, v);
+			continue;
+		}
+		pong_word = 0;
+		futex3(&pong_word, FUTEX_WAKE_PRIVATE, 1);
+	}
+}
+
+/* Two threads of one process hand a futex word back and forth: the main thread sets it and
+ * wakes the partner, then waits until the partner has set it back and woken it. One round
+ * trip: two wakes, two waits, two switches. */
+TEST(futex_round_trip)
+{
+	pthread_t t;
+	uint64_t best = UINT64_MAX;
+
+	pong_word = 0;
+	ASSERT_EQ(pthread_create(&t, NULL, pong, NULL), 0);
+	for (int i = 0; i < PROC_RUNS; i++) {
+		uint64_t t0 = perf_rdtsc();
+		pong_word = 1;
+		futex3(&pong_word, FUTEX_WAKE_PRIVATE, 1);
+		while (pong_word == 1)
+			futex3(&pong_word, FUTEX_WAIT_PRIVATE, 1);
+		uint64_t d = perf_rdtsc() - t0;
+		best = d < best ? d : best;
+	}
+	pong_word = 2;
+	futex3(&pong_word, FUTEX_WAKE_PRIVATE, 1);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	report("futex_round_trip", best);
+}
+
+/* Two processes take turns through sched_yield: each yield of the parent runs the child once
+ * (a shared counter proves it) and comes back. Half a round trip is one yield and one switch
+ * between address spaces, the figure lmbench's lat_ctx takes with pipes. */
+TEST(context_switch)
+{
+	volatile uint64_t *shared = mmap(NULL, PERF_PAGE, PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t best = UINT64_MAX;
+	int alternated = 0;
+
+	ASSERT_NE(shared, MAP_FAILED);
+	shared[0] = shared[1] = 0;	/* the child's turns; stop */
+	pid_t pid = fork();
+	if (pid == 0) {
+		while (!shared[1]) {
+			shared[0]++;
+			raw_syscall3(SYS_sched_yield, 0, 0, 0);
+		}
+		_exit(0);
+	}
+	/* Until the child has taken turns: Linux's CFS starts it a slice behind, and a yield
+	 * goes to a task only within its wakeup granularity. */
+	for (long n = 0; shared[0] < 16 && n < 1000000; n++)
+		raw_syscall3(SYS_sched_yield, 0, 0, 0);
+	for (int i = 0; i < PROC_RUNS; i++) {
+		uint64_t turns = shared[0];
+		uint64_t t0 = perf_rdtsc();
+		raw_syscall3(SYS_sched_yield, 0, 0, 0);
+		uint64_t d = perf_rdtsc() - t0;
+		if (shared[0] != turns + 1)
+			continue;	/* not one turn of the child's: not a switch there and back */
+		alternated++;
+		best = d < best ? d : best;
+	}
+	shared[1] = 1;
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+	munmap((void *)shared, PERF_PAGE);
+	ASSERT_GE(alternated, PROC_RUNS / 2);
+	report("context_switch", best / 2);
+}
+
+/* The child's window: it enables the inherited event (an ioctl on the parent's fd reaches
+ * the copies, as Linux's), then its own, runs n turns of a two-instruction loop, and
+ * disables them in the same order. The instructions between the two enables count on the
+ * inherited event only, those between the two disables on the child's own only; the two
+ * stretches are the same instructions, so both events count the same number. */
+static void inherit_window(int inherited, int own, long n)
+{
+	asm volatile("mov %[inh], %%edi\n\tmov %[en], %%esi\n\txor %%edx, %%edx\n\t"
+		     "mov %[ioctl], %%eax\n\tsyscall\n\t"
+		     "mov %[own], %%edi\n\tmov %[en], %%esi\n\txor %%edx, %%edx\n\t"
+		     "mov %[ioctl], %%eax\n\tsyscall\n\t"
+		     "1:\n\tdec %[n]\n\tjnz 1b\n\t"
+		     "mov %[inh], %%edi\n\tmov %[dis], %%esi\n\txor %%edx, %%edx\n\t"
+		     "mov %[ioctl], %%eax\n\tsyscall\n\t"
+		     "mov %[own], %%edi\n\tmov %[dis], %%esi\n\txor %%edx, %%edx\n\t"
+		     "mov %[ioctl], %%eax\n\tsyscall"
+		     : [n] "+r"(n)
+		     : [inh] "r"(inherited), [own] "r"(own), [en] "i"(PERF_EVENT_IOC_ENABLE),
+		       [dis] "i"(PERF_EVENT_IOC_DISABLE), [ioctl] "i"(SYS_ioctl)
+		     : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "memory", "cc");
+}
+
+#define INHERIT_LOOP 100000
+
+/* The exact user-instruction count of a child under an inherited event: the parent opens
+ * instructions:u disabled with inherit=1 and forks; the child counts its window (above) on
+ * its copy and on an event of its own, sends its own count up a pipe and exits; the parent
+ * waits and reads its event, which the copy's count joined at the child's exit. The parent
+ * sleeps in wait4 meanwhile, so its own share is 0. Under TCG, pmuos's simulated PMU; Linux
+ * there has no hardware event (SKIP). */
+TEST(inherited_child_count)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	int p[2];
+	uint64_t own_count = 0;
+
+	attr.disabled = 1;
+	attr.inherit = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	int fd = perf_open_hw_attr(&attr, -1);
+	ASSERT_EQ(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct perf_event_attr own_attr = attr;
+		own_attr.inherit = 0;
+		int own = perf_open(&own_attr, 0, -1, -1, 0);
+		uint64_t v = 0;
+		if (own >= 0) {
+			inherit_window(fd, own, INHERIT_LOOP);
+			if (read(own, &v, sizeof(v)) != sizeof(v))
+				v = 0;
+		}
+		_exit(write(p[1], &v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	int status;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(status, 0);
+	ASSERT_EQ(read(p[0], &own_count, sizeof(own_count)), sizeof(own_count));
+	uint64_t inherited = perf_value(fd);
+	close(p[0]), close(p[1]), close(fd);
+	ktap_print("bench: inherited_child_insns %llu", (unsigned long long)inherited);
+	ktap_print("bench: child_own_insns %llu", (unsigned long long)own_count);
+	ASSERT_GE(own_count, 2 * INHERIT_LOOP);
+	ASSERT_EQ(inherited, own_count);
 }

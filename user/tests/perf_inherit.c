@@ -4,6 +4,7 @@
  * another task with enable_on_exec, and the FORK, COMM (exec) and EXIT records of a child. */
 #include "ktap.h"
 #include "perf.h"
+#include "pmuos.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -77,6 +78,56 @@ TEST(inherited_times_enabled_equal_running)
 	EXPECT_EQ(v[1], v[2]);
 	EXPECT_GT(v[1], 0);
 	close(fd);
+}
+
+static void pipe_byte(int fd, bool out)
+{
+	char c = 0;
+
+	ASSERT_EQ(out ? write(fd, &c, 1) : read(fd, &c, 1), 1);
+}
+
+/* The parent's ioctls reach a live child's copy and its read() adds the copy's count, as
+ * Linux's perf_event_for_each_child and child list: page faults (software, on both kernels),
+ * the child touching 32 fresh pages after the parent's ENABLE and 32 more after its DISABLE. */
+TEST(ioctls_and_read_reach_a_live_copy)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	int go[2], done[2];
+	uint64_t live, after;
+
+	a.disabled = a.inherit = 1;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	char *pages = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	ASSERT_NE(pages, MAP_FAILED);
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(done), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int round = 0; round < 2; round++) {
+			pipe_byte(go[0], false);
+			for (int i = 0; i < 32; i++)
+				pages[(round * 32 + i) * 4096] = 1;
+			pipe_byte(done[1], true);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	pipe_byte(go[1], true);
+	pipe_byte(done[0], false);
+	perf_read_words(fd, &live, 1);		/* the child lives, blocked in read */
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	pipe_byte(go[1], true);
+	pipe_byte(done[0], false);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+	perf_read_words(fd, &after, 1);
+	EXPECT_GE(live, 32);
+	EXPECT_LE(live, 40);
+	EXPECT_EQ(after, live);			/* the second 32 were not counted */
+	munmap(pages, 64 * 4096);
+	close(go[0]), close(go[1]), close(done[0]), close(done[1]), close(fd);
 }
 
 struct sample {
@@ -317,6 +368,73 @@ TEST(inherit_thread_counts_threads_not_children)
 	close(fd);
 	a.inherit = 0;
 	EXPECT_ERRNO(perf_open(&a, 0, -1, -1, 0), EINVAL);	/* inherit_thread needs inherit */
+}
+
+/* A copy with remove_on_exec goes at the child's exec, its count joining the parent's event
+ * (Linux's perf_event_exit_event): the fuzzer found pmuos keeping it for good, one event
+ * leaked per exec. Page faults of 16 pages the child touches before its exec. */
+TEST(remove_on_exec_copy_joins_at_exec)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	long events = pmuos_accounting("perf_events");
+	uint64_t value;
+	int status;
+
+	a.inherit = a.remove_on_exec = 1;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	char *pages = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	ASSERT_NE(pages, MAP_FAILED);
+	uint64_t before = perf_value(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 16; i++)
+			pages[i * 4096] = 1;
+		execl("/proc/self/exe", "perf_inherit", "--touch", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	perf_read_words(fd, &value, 1);
+	/* the 16 and the fork's own; not the exec'd image's 16 more and its loading */
+	EXPECT_GE(value - before, 16);
+	EXPECT_LT(value - before, 32);
+	if (events >= 0)
+		EXPECT_EQ(pmuos_accounting("perf_events"), events + 1);
+	munmap(pages, 16 * 4096);
+	close(fd);
+}
+
+/* A task's own context-switches event counts its switches, as Linux counts them before the
+ * task's events leave the CPU (pmuos counted them after: only CPU-wide events saw them).
+ * 100 round trips of a byte to a child and back: the parent leaves the CPU at least once in
+ * each. */
+TEST(own_context_switches_counted)
+{
+	int there[2], back[2], status;
+	char c = 0;
+
+	ASSERT_EQ(pipe(there), 0);
+	ASSERT_EQ(pipe(back), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(there[1]);
+		while (read(there[0], &c, 1) == 1 && write(back[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	int fd = perf_open_sw(PERF_COUNT_SW_CONTEXT_SWITCHES, 0, false, -1);
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(write(there[1], &c, 1), 1);
+		ASSERT_EQ(read(back[0], &c, 1), 1);
+	}
+	uint64_t n = perf_value(fd);
+	close(there[1]);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_GE(n, 100);
+	EXPECT_LE(n, 300);
+	close(fd), close(there[0]), close(back[0]), close(back[1]);
 }
 
 int main(int argc, char **argv)

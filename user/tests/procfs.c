@@ -446,6 +446,19 @@ TEST(fd_directory)
 }
 
 /* An open file whose name is gone: the link says so. */
+/* A listing resumed far past the end lists nothing (the fuzzer's: pmuos's /proc turned the
+ * position into a negative descriptor number and read before the fd table). */
+TEST(fd_directory_far_past_its_end)
+{
+	static char buf[4096];
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+
+	ASSERT_GE(dir, 0);
+	if (lseek(dir, 0x7ffffffffffffffel, SEEK_SET) == 0x7ffffffffffffffel)
+		EXPECT_EQ(syscall(SYS_getdents64, dir, buf, sizeof(buf)), 0);
+	close(dir);
+}
+
 TEST(fd_link_of_a_deleted_file)
 {
 	char path[64], buf[256];

@@ -317,6 +317,51 @@ TEST(clone_flag_rules)
 {
 	EXPECT_ERRNO(syscall(SYS_clone, CLONE_THREAD, NULL, NULL, NULL, 0), EINVAL);
 	EXPECT_ERRNO(syscall(SYS_clone, CLONE_SIGHAND, NULL, NULL, NULL, 0), EINVAL);
+	/* A TLS base that is no user address: EPERM, as arch_prctl(ARCH_SET_FS) (the
+	 * fuzzer's: pmuos took it, and faulted loading it at the switch). */
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_SETTLS | SIGCHLD, NULL, NULL, NULL,
+			     0x8000000000000000ul), EPERM);
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_SETTLS | SIGCHLD, NULL, NULL, NULL,
+			     0xffffffff80000000ul), EPERM);
+}
+
+static void *blocks_for_good(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A process whose leader has exited alone (SYS_exit) still takes a kill: its SIGKILL goes to
+ * the thread it left, and the process dies (the fuzzer's: pmuos sent it to the zombie leader,
+ * and wait4 waited for good). */
+TEST(kill_reaches_a_process_whose_leader_exited)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, blocks_for_good, NULL))
+			_exit(1);
+		syscall(SYS_exit, 0);	/* the leader alone */
+	}
+	ASSERT_GT(pid, 0);
+	usleep(20000);			/* the leader is a zombie now, its thread waits */
+	ASSERT_EQ(waitpid(pid, &status, WNOHANG), 0);
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(5);			/* a failure is EINTR, not a hang */
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	alarm(0);
+	EXPECT_EQ(WIFSIGNALED(status), 1);
+	EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
 int main(int argc, char **argv)
