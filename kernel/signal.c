@@ -713,6 +713,10 @@ long sys_kill(long pid, long sig)
 		return -ESRCH;
 	if (pid <= 0)
 		return send_to_group(pgid_is, pid ? -pid : current->pgid, sig);
+	/* Any thread's id names its process, as in Linux's kill_pid_info. */
+	struct task *t = task_by_pid(pid);
+	if (t && t != t->leader && t->state != TASK_ZOMBIE)
+		pid = t->tgid;
 	return send_to_group(pid_is, pid, sig);
 }
 

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -170,6 +171,42 @@ static void *burn(void *arg)
 	while (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - start < 20000000)
 		;
 	return arg;
+}
+
+static volatile sig_atomic_t usr1_seen;
+static volatile long thread_tid;
+static volatile int thread_stop;
+
+static void on_usr1(int sig)
+{
+	usr1_seen = sig;
+}
+
+static void *wait_for_stop(void *arg)
+{
+	thread_tid = syscall(SYS_gettid);
+	while (!thread_stop)
+		sched_yield();
+	return arg;
+}
+
+/* kill() of a thread's id signals its whole process, as Linux's kill_pid_info does. */
+TEST(kill_of_a_thread_id_signals_the_process)
+{
+	pthread_t t;
+
+	signal(SIGUSR1, on_usr1);
+	ASSERT_EQ(pthread_create(&t, NULL, wait_for_stop, NULL), 0);
+	while (!thread_tid)
+		sched_yield();
+	EXPECT_NE(thread_tid, getpid());
+	EXPECT_EQ(kill(thread_tid, SIGUSR1), 0);
+	for (int i = 0; i < 1000 && !usr1_seen; i++)
+		sched_yield();
+	EXPECT_EQ(usr1_seen, SIGUSR1);
+	thread_stop = 1;
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	signal(SIGUSR1, SIG_DFL);
 }
 
 /* A joined thread's CPU time stays the process's: in its CPU clock and in getrusage. */
