@@ -37,21 +37,27 @@ class OracleError(RuntimeError):
     pass
 
 
-def cache_dir():
+def pmuos_cache(name):
+    """Where pmuos keeps a dependency it fetched or built: outside the tree, once per host."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pmuos" / "linux"
+    return Path(base) / "pmuos" / name
 
 
-def _run(cmd, **kw):
+def cache_dir():
+    return pmuos_cache("linux")
+
+
+def run_command(cmd, error=OracleError, **kw):
+    """cmd's stdout; a failure raises error with its stderr."""
     try:
         return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         detail = getattr(e, "stderr", "") or str(e)
-        raise OracleError(f"{' '.join(cmd)} failed: {detail.strip()}") from e
+        raise error(f"{' '.join(map(str, cmd))} failed: {detail.strip()[-2000:]}") from e
 
 
 def kernel_package():
-    out = _run(["apt-cache", "depends", "linux-image-amd64"])
+    out = run_command(["apt-cache", "depends", "linux-image-amd64"])
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[0] == "Depends:" and parts[1].startswith("linux-image-"):
@@ -90,7 +96,7 @@ def fetch_kernel(refresh=False):
         return vmlinux, bzimage
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        _run(["apt-get", "download", pkg], cwd=tmp)
+        run_command(["apt-get", "download", pkg], cwd=tmp)
         debs = list(Path(tmp).glob("*.deb"))
         if not debs:
             raise OracleError(f"apt-get download {pkg} produced no .deb (no network?)")

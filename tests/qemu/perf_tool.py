@@ -19,6 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from oracle import pmuos_cache, run_command  # noqa: E402
+
 PACKAGE = "linux-source-6.1"
 # Where the package keeps the tarball, and what of it the perf build reads (tools/perf/MANIFEST
 # names these folders; the kernel's own headers come from include/ and arch/x86/).
@@ -37,16 +41,11 @@ class PerfToolError(RuntimeError):
 
 
 def cache_dir():
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pmuos" / "perf"
+    return pmuos_cache("perf")
 
 
 def _run(cmd, **kw):
-    try:
-        return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        detail = getattr(e, "stderr", "") or str(e)
-        raise PerfToolError(f"{' '.join(map(str, cmd))} failed: {detail.strip()[-2000:]}") from e
+    return run_command(cmd, PerfToolError, **kw)
 
 
 def cached():
