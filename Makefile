@@ -28,7 +28,7 @@ LOCK_DEBUG ?= 1
 KERNEL_CFLAGS += -DLOCK_DEBUG=$(LOCK_DEBUG)
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
 KERNEL_CFLAGS += $(if $(findstring clang,$(CC)),,-fno-toplevel-reorder)
-NASMFLAGS := -f elf64 -g -F dwarf
+NASMFLAGS := -f elf64 -g -F dwarf -I kernel/
 KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
 BOOT_ASM := boot/multiboot.asm boot/entry.asm

@@ -9,7 +9,6 @@
 #define CR4_PGE	(1ul << 7)
 
 struct cpu_caps cpu_caps;
-uint8_t smap_enabled;
 
 static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {
@@ -104,11 +103,28 @@ static void probe_pmu(struct cpu_caps *cc)
 	}
 }
 
+/* Without SMAP, STAC and CLAC are #UD: each recorded site (smap.h) becomes a
+ * NOP of the same length, before any user access. Kernel text is mapped
+ * read-only, so with CR0.WP off for the moment. */
+static void smap_patch_out(void)
+{
+	extern const uint64_t __smap_sites_start[], __smap_sites_end[];
+	static const uint8_t nop3[] = { 0x0f, 0x1f, 0x00 };	/* NOP DWORD [RAX] */
+	uint64_t cr0 = read_cr0();
+
+	write_cr0(cr0 & ~CR0_WP);
+	for (const uint64_t *site = __smap_sites_start; site < __smap_sites_end; site++)
+		memcpy((void *)*site, nop3, sizeof(nop3));	/* STAC, CLAC: 3 bytes */
+	write_cr0(cr0);
+}
+
 void cpu_init(void)
 {
 	probe_vendor(&cpu_caps);
 	probe_pmu(&cpu_caps);
 	cpu_init_features();
+	if (!cpu_caps.smap)
+		smap_patch_out();
 }
 
 /* Every CPU: the boot CPU's probe decides (the same model on every core). */
@@ -126,7 +142,6 @@ void cpu_init_features(void)
 	if (cpu_caps.smap)
 		cr4 |= CR4_SMAP;
 	write_cr4(cr4);
-	smap_enabled = cpu_caps.smap;
 }
 
 void cpu_print_banner(void)

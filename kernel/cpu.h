@@ -50,10 +50,8 @@ struct cpu_caps {
 };
 
 extern struct cpu_caps cpu_caps;
-/* Read by entry.asm and uaccess.asm: CLAC/STAC exist only with SMAP. */
-extern uint8_t smap_enabled;
-
-/* Probe CPUID; turn on NX, WP, global pages, SSE state, SMEP and SMAP. */
+/* Probe CPUID; turn on NX, WP, global pages, SSE state, SMEP and SMAP (or
+ * patch out STAC and CLAC where there is none). */
 void cpu_init(void);
 /* EFER.NXE, CR0 and CR4 as cpu_caps says: cpu_init's second half, which
  * each application processor runs for itself. */

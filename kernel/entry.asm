@@ -6,7 +6,7 @@ bits 64
 default rel
 
 extern trap_dispatch
-extern smap_enabled
+%include "smap.inc"
 
 ; Vectors whose exception pushes an error code (SDM Vol. 3A 6.13).
 %define HAS_ERROR_CODE(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
@@ -49,12 +49,7 @@ extern smap_enabled
 
 ; User code may have set RFLAGS.AC; the kernel must not run with it set, or
 ; SMAP would let stray accesses to user memory through. CLAC is #UD without SMAP.
-%macro CLEAR_AC 0
-	test byte [smap_enabled], 1
-	jz %%done
-	clac
-%%done:
-%endmacro
+%define CLEAR_AC SMAP_SITE clac
 
 ; ---- Stamps for time split by privilege level (entry_work.h) ----
 ; Each full-frame entry from user mode passes the TSC of its first kernel
@@ -66,7 +61,7 @@ extern smap_enabled
 extern user_entry_work
 extern user_exit_work
 ; struct cpu (percpu.h) at GS:0 in the kernel, field by field
-CPU_KERNEL_RSP equ 8
+CPU_SYSCALL_RSP equ 8
 CPU_USER_RSP equ 16
 CPU_USER_WORK equ 24
 CPU_USER_RETURN_TSC equ 32
@@ -281,8 +276,8 @@ global syscall_entry_full
 syscall_entry_full:
 	swapgs
 	mov [gs:CPU_USER_RSP], rsp
-	mov rsp, [gs:CPU_KERNEL_RSP]
-	push GDT_USER_DS		; the same frame an interrupt from user mode builds
+	mov rsp, [gs:CPU_SYSCALL_RSP]	; the SS slot
+	mov qword [rsp], GDT_USER_DS	; the same frame an interrupt from user mode builds
 	push qword [gs:CPU_USER_RSP]
 	push r11
 	push GDT_USER_CS
@@ -310,6 +305,7 @@ syscall_entry_full:
 	mov r11, [rsp + PT_RFLAGS]
 	mov [rsp + PT_R11], r11
 	mov qword [rsp + PT_CS], GDT_USER_CS
+	mov qword [rsp + PT_SS], GDT_USER_DS
 	mov qword [rsp + PT_VECTOR], -1
 %endmacro
 
@@ -317,8 +313,7 @@ global syscall_entry
 syscall_entry:
 	swapgs
 	mov [gs:CPU_USER_RSP], rsp
-	mov rsp, [gs:CPU_KERNEL_RSP]
-	push GDT_USER_DS
+	mov rsp, [gs:CPU_SYSCALL_RSP]	; the SS slot, written only if the frame is completed
 	push qword [gs:CPU_USER_RSP]	; RSP = the frame's RSP slot
 	mov [rsp + PT_RFLAGS - PT_RSP], r11
 	mov [rsp + PT_RIP - PT_RSP], rcx

@@ -32,7 +32,8 @@ static_assert(sizeof(struct tss) == 104, "SDM Vol. 3A 8.7, Figure 8-11");
  */
 struct cpu {
 	struct cpu *self;		/* this_cpu() reads it: GS:0 */
-	uint64_t kernel_rsp;		/* the running task's kernel stack top: SYSCALL's stack */
+	uint64_t syscall_rsp;		/* SYSCALL's stack: the running task's kernel
+					 * stack top less the frame's SS slot */
 	uint64_t user_rsp;		/* SYSCALL's scratch for the user RSP */
 	volatile uint32_t user_work;	/* USER_WORK_* (entry_work.h): the fast exit's test */
 	uint32_t pad0;
@@ -55,7 +56,7 @@ struct cpu {
 };
 
 static_assert(offsetof(struct cpu, self) == 0, "entry.asm CPU_SELF");
-static_assert(offsetof(struct cpu, kernel_rsp) == 8, "entry.asm CPU_KERNEL_RSP");
+static_assert(offsetof(struct cpu, syscall_rsp) == 8, "entry.asm CPU_SYSCALL_RSP");
 static_assert(offsetof(struct cpu, user_rsp) == 16, "entry.asm CPU_USER_RSP");
 static_assert(offsetof(struct cpu, user_work) == 24, "entry.asm CPU_USER_WORK");
 static_assert(offsetof(struct cpu, user_return_tsc) == 32, "entry.asm CPU_USER_RETURN_TSC");
@@ -97,7 +98,23 @@ static inline int smp_processor_id(void)
 #define this_cpu_ptr(ptr)	\
 	((__typeof__(ptr))((uintptr_t)(ptr) + this_cpu()->percpu_offset))
 
-#define current (this_cpu()->curr)
+/* The running task in one load (GS-relative, as this_cpu()'s own), read
+ * again after any call or barrier for the reason this_cpu() gives. */
+static inline struct task *get_current(void)
+{
+	struct task *t;
+
+	__asm__("movq %%gs:%c1, %0" : "=r"(t) : "i"(offsetof(struct cpu, curr)), "m"(cpus[0]));
+	return t;
+}
+#define current get_current()
+
+/* The only store to curr: its "memory" clobber keeps the compiler from
+ * reusing a get_current() read from before it. */
+static inline void set_current(struct task *t)
+{
+	__asm__ volatile("movq %0, %%gs:%c1" : : "r"(t), "i"(offsetof(struct cpu, curr)) : "memory");
+}
 
 static inline bool in_nmi(void)
 {

@@ -101,10 +101,10 @@ static bool ready(struct task *t)
 	if (t->state != TASK_SLEEPING)
 		return false;
 	struct task *saved = current;
-	current = t;			/* the condition sees its own task */
+	set_current(t);			/* the condition sees its own task */
 	bool go = (t->wait_cond && t->wait_cond(t->wait_arg)) ||
 		  (t->wait_deadline && rdtsc() >= t->wait_deadline) || signal_pending(t);
-	current = saved;
+	set_current(saved);
 	if (go) {
 		t->state = TASK_RUNNING;
 		place_sleeper(t);
@@ -195,13 +195,13 @@ static void fpu_load(struct task *t)
 /* Put next on the CPU: its address space, stacks, TLS and FPU state. */
 static void load_task(struct task *next)
 {
-	current = next;
+	set_current(next);
 	if (!next)
 		return;
 	user_work_signal();	/* the bit is per CPU: look at next's signals */
 	uspace_activate(next->us);
 	tss_set_rsp0((uint64_t)next->kstack_top);
-	this_cpu()->kernel_rsp = (uint64_t)next->kstack_top;	/* SYSCALL's stack */
+	this_cpu()->syscall_rsp = (uint64_t)next->kstack_top - 8;	/* the SS slot */
 	wrmsr(MSR_FS_BASE, next->fs_base);
 	wrmsr(MSR_KERNEL_GS_BASE, next->gs_base);	/* SWAPGS makes it the GS base */
 	fpu_load(next);

@@ -159,9 +159,6 @@ static inline void pause(void) { __asm__ volatile("pause"); }
 /* STI's one-instruction interrupt shadow makes "sti; hlt" race-free. */
 static inline void sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
 
-/* SMAP: kernel access to user pages only between stac() and clac(). */
-static inline void stac(void) { __asm__ volatile("stac" ::: "memory"); }
-static inline void clac(void) { __asm__ volatile("clac" ::: "memory"); }
 
 static inline uint64_t read_rflags(void)
 {

@@ -4,22 +4,11 @@
 bits 64
 default rel
 
-extern smap_enabled
+%include "smap.inc"
 EFAULT equ 14
 
-%macro SMAP_OPEN 0
-	test byte [smap_enabled], 1
-	jz %%done
-	stac
-%%done:
-%endmacro
-
-%macro SMAP_CLOSE 0
-	test byte [smap_enabled], 1
-	jz %%done
-	clac
-%%done:
-%endmacro
+%define SMAP_OPEN SMAP_SITE stac
+%define SMAP_CLOSE SMAP_SITE clac
 
 section .text
 

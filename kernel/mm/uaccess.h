@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../smap.h"
+
 #define UACCESS_USER_END	0x00007ffffffff000ul	/* paging.h's USER_END */
 #define UACCESS_EFAULT		14			/* EFAULT */
 
@@ -21,25 +23,28 @@ long strnlen_user(const char *u, size_t max);
  * arguments): one MOV where REP MOVSB counts a step per byte. The store
  * is in the exception table like copy_user.asm's: a fault resumes at the
  * fixup, which returns -EFAULT. */
-extern uint8_t smap_enabled;
+static inline int __put_user_u64(uint64_t v, void *udst);
 static inline int put_user_u64(uint64_t v, void *udst)
 {
 	if ((uint64_t)udst > UACCESS_USER_END - sizeof(v))
 		return -UACCESS_EFAULT;
-	if (__builtin_expect(smap_enabled, 1))	/* every machine today */
-		__asm__ volatile("stac" ::: "memory");
+	return __put_user_u64(v, udst);
+}
+/* The same, for a caller that has checked the range itself (a file's read
+ * op: sys_read checks the whole buffer, as Linux's vfs_read does). */
+static inline int __put_user_u64(uint64_t v, void *udst)
+{
+	stac();
 	__asm__ goto("1:	movq %[v], (%[p])\n"
 		     ".pushsection .extable, \"a\"\n"
 		     "	.balign 8\n"
 		     "	.quad 1b, %l[fault]\n"
 		     ".popsection"
 		     : : [v] "r"(v), [p] "r"(udst) : "rax", "memory" : fault);
-	if (__builtin_expect(smap_enabled, 1))
-		__asm__ volatile("clac" ::: "memory");
+	clac();
 	return 0;
 fault:	/* traps.c's fixup put the vector in RAX */
-	if (smap_enabled)
-		__asm__ volatile("clac" ::: "memory");
+	clac();
 	return -UACCESS_EFAULT;
 }
 int __get_user_8(uint64_t *dst, const uint64_t *usrc);

@@ -50,15 +50,18 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
 	struct perf_event *e = f->priv;
 
-	if (unlikely(f->read_format || e->state == PERF_EVENT_STATE_ERROR || e->nr_copies))
+	if (unlikely(f->read_format || e->nr_copies || n < sizeof(uint64_t)))
 		return read_formatted(e, f->read_format, ubuf, n);
-	if (unlikely(n < sizeof(uint64_t)))
-		return -ENOSPC;
 	cli();
-	if (likely(e->state == PERF_EVENT_STATE_ACTIVE))
+	if (likely(e->state == PERF_EVENT_STATE_ACTIVE)) {
 		e->pmu->read(e);
+	} else if (e->state == PERF_EVENT_STATE_ERROR) {
+		sti();
+		return 0;	/* as read_formatted */
+	}
 	sti();
-	return put_user_u64(e->count + e->child_count, ubuf) ? -EFAULT : (long)sizeof(uint64_t);
+	/* sys_read checked [ubuf, ubuf + n). */
+	return __put_user_u64(e->count + e->child_count, ubuf) ? -EFAULT : (long)sizeof(uint64_t);
 }
 
 static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_t n)

@@ -266,7 +266,7 @@ static void run_as_task(void (*body)(void))
 	}
 	test_task = (struct task){ .pid = 1, .tgid = 1, .us = us, .fds = &test_fds };
 	test_task.leader = &test_task;
-	current = &test_task;
+	set_current(&test_task);
 	uspace_activate(us);
 	ustr_off = 0;
 	link_pmus();
@@ -274,7 +274,7 @@ static void run_as_task(void (*body)(void))
 		body();
 	unlink_pmus();
 	fd_close_all(&test_fds);
-	current = saved;
+	set_current(saved);
 	uspace_activate(current ? current->us : NULL);
 	uspace_destroy(us);
 	KEXPECT_EQ(files_open, files);
