@@ -215,3 +215,21 @@ KTEST(smap_blocks_stray_user_access)
 	uspace_activate(NULL);
 	uspace_destroy(us);
 }
+
+/* Every recorded STAC/CLAC site (smap.h, smap.inc) holds the instruction
+ * where the CPU has SMAP and the same-length NOP where it has none. */
+KTEST(smap_sites_match_the_cpu)
+{
+	extern const uint64_t __smap_sites_start[], __smap_sites_end[];
+	static const uint8_t nop[] = { 0x0f, 0x1f, 0x00 };
+	int n = 0;
+
+	for (const uint64_t *site = __smap_sites_start; site < __smap_sites_end; site++, n++) {
+		const uint8_t *p = (const uint8_t *)*site;
+		bool is_nop = !memcmp(p, nop, 3);
+		bool is_smap = p[0] == 0x0f && p[1] == 0x01 && (p[2] == 0xcb || p[2] == 0xca);
+
+		KEXPECT_EQ(cpu_caps.smap ? is_smap : is_nop, true);
+	}
+	KEXPECT_EQ(n > 10, true);	/* the copies, the word accesses, the entries */
+}

@@ -98,14 +98,22 @@ class SerialInput:
             pass
 
 
-def direct_command(kernel, initrd, cmdline, tmpdir, serial="stdio", gdb=False, smp=1):
+def with_cpu(cmd, cpu):
+    """cmd with QEMU's -cpu model replaced by cpu (None: as it is)."""
+    if cpu is None:
+        return cmd
+    i = cmd.index("-cpu")
+    return cmd[:i + 1] + [cpu] + cmd[i + 2:]
+
+
+def direct_command(kernel, initrd, cmdline, tmpdir, serial="stdio", gdb=False, smp=1, cpu=None):
     """QEMU loads the kernel (an ELF32 with a multiboot1 header) and the initramfs itself,
     and qboot (the firmware the Linux oracle boots with) hands over at once: the kernel's
     first line comes 0.25 s after QEMU starts, its halt 0.3 s (SeaBIOS: 1.5 s on q35, 0.7 s
     on pc; measured on this 2-core host). Multiboot1 rather than a PVH note: QEMU hands a
     multiboot1 kernel its modules, each with a command line, as GRUB does. COM2, the
     kernel's file channel to the host, goes to tmpdir/com2.bin."""
-    cmd = with_smp(QEMU, smp) + ["-bios", QBOOT, "-serial", serial, "-serial", f"file:{os.path.join(tmpdir, 'com2.bin')}",
+    cmd = with_cpu(with_smp(QEMU, smp), cpu) + ["-bios", QBOOT, "-serial", serial, "-serial", f"file:{os.path.join(tmpdir, 'com2.bin')}",
                   "-kernel", os.path.abspath(kernel), "-append", cmdline,
                   "-initrd", os.path.abspath(initrd).replace(",", ",,")]
     if gdb:
@@ -171,13 +179,13 @@ def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=F
 
 def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIMEOUT, echo=None,
                 interactive=False, gdb=False, stdin_data=None, stdin_after=None, extra=(),
-                files=(), symfs=None, smp=1):
+                files=(), symfs=None, smp=1, cpu=None):
     """Boots the ELF32 kernel with the programs [(host path, args[, guest path])] in its
     initramfs, files [(host path, guest path)] beside them (and extra entries, see
     initramfs.py) on smp CPUs; returns (log, exit_code, timed_out, files, errors): files
     [(host path, size)] the kernel sent to the host (COM2, or text frames in the log),
     written under out_dir; errors about them. symfs: a folder that gets a copy of the
-    image's files."""
+    image's files. cpu: a QEMU -cpu model in place of run.py's."""
     with tempfile.TemporaryDirectory(prefix="pmuos-qemu-") as tmp:
         initrd = os.path.join(tmp, "initramfs.cpio")
         entries = initramfs.image_entries(programs, extra, files=files)
@@ -186,7 +194,7 @@ def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIME
         with open(initrd, "wb") as f:
             f.write(initramfs.cpio(entries))
         cmd = direct_command(kernel, initrd, cmdline, tmp,
-                             "mon:stdio" if interactive else "stdio", gdb, smp)
+                             "mon:stdio" if interactive else "stdio", gdb, smp, cpu)
         log, code, timed_out = run_qemu(cmd, timeout, echo, interactive, stdin_data, stdin_after)
         with open(os.path.join(tmp, "com2.bin"), "rb") as f:
             files, errors = hostout.parse_binary(f.read())

@@ -331,15 +331,29 @@ def hostout_run(opts):
     return result, f"{HOSTOUT_SIZE} bytes and a line, boot to exit {secs:.1f} s"
 
 
+# A CPU without SMAP (every other boot has it): STAC and CLAC are patched out at boot.
+NO_SMAP_CPU = "max,-smap,-rdrand,-rdseed"
+
+
 def clang_build(opts):
-    """The kernel builds with clang too (its own build folder beside the GCC one); the boots
-    above test the GCC build."""
+    """The kernel builds with clang too (its own build folder beside the GCC one), and that
+    kernel runs the self-tests and the userland on a CPU without SMAP; the other boots test
+    the GCC build with SMAP."""
     build = os.path.join(os.path.dirname(os.path.abspath(opts.kernel)), "clang")
     res = subprocess.run(["make", "-s", f"BUILD={build}", "CC=clang",
-                          f"{build}/pmuos.elf"], cwd=os.path.dirname(os.path.dirname(HERE)),
+                          f"{build}/pmuos.elf", f"{build}/pmuos32.elf"],
+                         cwd=os.path.dirname(os.path.dirname(HERE)),
                          capture_output=True, text=True)
     out = (res.stdout + res.stderr).strip()
-    return [ktap.Outcome("kernel built with clang", res.returncode == 0, out[-3000:])], ""
+    result = [ktap.Outcome("kernel built with clang", res.returncode == 0, out[-3000:])]
+    if res.returncode == 0 and opts.programs:
+        log, code, timed_out, _, _ = run.boot_direct(
+            os.path.join(build, "pmuos32.elf"), opts.programs, f"{opts.cmdline} ktest=1",
+            None, opts.timeout, cpu=NO_SMAP_CPU, **TTY_INPUT)
+        save(opts.log_dir, "clang-nosmap", log)
+        result += [o._replace(name=f"clang, no SMAP: {o.name}")
+                   for o in ktap.evaluate(log, code, timed_out)]
+    return result, "built with clang, booted on a CPU without SMAP"
 
 
 def timed(fn, *args):
