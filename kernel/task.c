@@ -122,10 +122,16 @@ void task_free(struct task *t)
 		inode_put(t->cwd);
 	if (t->us)
 		uspace_put(t->us);	/* mappings of perf events hold their files */
-	perf_task_free_context(t);
+	bool context_kept = perf_task_release_context(t);
 	vfree_stack(t->kstack_top, KSTACK_SIZE);
-	kfree(t);
+	if (!context_kept)
+		task_free_memory(t);
 	tasks_alive--;
+}
+
+void task_free_memory(struct task *t)
+{
+	kfree(t);
 }
 
 /* The initial kernel stack: the user frame at the top, and below it what

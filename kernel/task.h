@@ -6,6 +6,7 @@
 #include "fd.h"
 #include "kernel.h"
 #include "percpu.h"
+#include "perf/perf.h"
 #include "signal.h"
 #include "x86.h"
 #include <linux/resource.h>
@@ -77,7 +78,9 @@ struct task {
 	int64_t vruntime_offset;	/* its virtual runtime less its CPU time (sched.c) */
 	uint64_t dead_threads_tsc;	/* the leader's: its freed threads' CPU time */
 	uint8_t fpu[512] __aligned(16);	/* FXSAVE area while it is off the CPU */
-	struct perf_event_context *perf_ctx;	/* its perf events, NULL if none */
+	struct perf_event_context *perf_ctx;	/* its perf events: NULL until its first,
+						 * then &perf_ctx_store for its life */
+	struct perf_event_context perf_ctx_store;
 	struct proc_timers *timers;	/* the leader's: the process's timers (itimer.c) */
 	int next_timer_id;		/* the leader's: the next POSIX timer's id */
 	bool did_exec;			/* execve'd since its fork (setpgid's EACCES) */
@@ -128,8 +131,11 @@ extern int last_pid;
  * the caller fills in; NULL when memory or pids run out. */
 struct task *task_alloc(void);
 /* Free what t holds (its address space, descriptors and stack when it was
- * their last user) and t itself; it is off the CPU and out of the list. */
+ * their last user) and t itself; it is off the CPU and out of the list.
+ * t's memory stays while its perf context holds events that others opened
+ * on it; perf frees it with task_free_memory when the last goes. */
 void task_free(struct task *t);
+void task_free_memory(struct task *t);
 /* Make t's kernel stack start it in user mode with the frame user. */
 void task_build_stack(struct task *t, const struct pt_regs *user);
 

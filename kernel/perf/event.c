@@ -224,16 +224,14 @@ void perf_event_put(struct perf_event *e)
 
 /* ---- contexts ---- */
 
-struct perf_event_context *perf_task_context(struct task *t, bool create)
+struct perf_event_context *perf_task_context(struct task *t)
 {
-	if (!t->perf_ctx && create) {
-		t->perf_ctx = kzalloc(sizeof(*t->perf_ctx));
-		if (t->perf_ctx) {
-			t->perf_ctx->task = t;
-			/* Off the CPU until it is switched in: no time yet. */
-			if (t != current)
-				t->perf_ctx->out_since = perf_clock();
-		}
+	if (!t->perf_ctx) {
+		t->perf_ctx = &t->perf_ctx_store;	/* zeroed with t */
+		t->perf_ctx->task = t;
+		/* Off the CPU until it is switched in: no time yet. */
+		if (t != current)
+			t->perf_ctx->out_since = perf_clock();
 	}
 	return t->perf_ctx;
 }
@@ -505,25 +503,23 @@ void perf_remove_from_context(struct perf_event *e)
 	ctx->nr_events--;
 	e->ctx = NULL;
 	e->ctx_next = e->sibling_next = NULL;
-	/* The context of a task that is gone goes with its last event. */
+	/* The context of a task that is gone goes with its last event, and
+	 * the task's memory that holds it. */
 	if (!perf_ctx_is_cpu(ctx) && !ctx->task && !ctx->nr_events)
-		kfree(ctx);
+		task_free_memory(container_of(ctx, struct task, perf_ctx_store));
 	irq_restore(flags);
 	if (!alone)
 		resched();
 }
 
-void perf_task_free_context(struct task *t)
+bool perf_task_release_context(struct task *t)
 {
 	struct perf_event_context *ctx = t->perf_ctx;
 
-	if (!ctx)
-		return;
-	t->perf_ctx = NULL;
-	if (ctx->nr_events)
-		ctx->task = NULL;	/* events others opened on t outlive it */
-	else
-		kfree(ctx);
+	if (!ctx || !ctx->nr_events)
+		return false;
+	ctx->task = NULL;	/* events others opened on t outlive it */
+	return true;
 }
 
 /* The state changes of enabling and disabling, without rescheduling: an

@@ -53,8 +53,8 @@ int perf_event_init_task(struct task *child, unsigned long clone_flags)
 		/* inherit_thread: only threads (CLONE_THREAD) get copies. */
 		if (g->attr.inherit_thread && !(clone_flags & CLONE_THREAD))
 			continue;
-		if (!ctx && !(ctx = perf_task_context(child, true)))
-			return -ENOMEM;
+		if (!ctx)
+			ctx = perf_task_context(child);
 		struct perf_event *cl = inherit_event(g, child, ctx, NULL);
 		if (!cl)
 			return -ENOMEM;

@@ -10,15 +10,6 @@ struct task;
 struct file;
 struct vma;
 
-/* The events of one target: the CPU (pid -1, cpu 0: counts everything) or
- * one task. Only group leaders are listed; siblings hang off them. */
-struct perf_event_context {
-	struct perf_event *groups;	/* pinned and flexible, in open order */
-	struct task *task;		/* NULL for a CPU's context */
-	int nr_events;
-	uint64_t out_since;		/* a task's: when it went off the CPU */
-};
-
 /* Each CPU's context of CPU-wide events (event.c). */
 DECLARE_PER_CPU(struct perf_event_context, perf_cpu_ctx);
 
@@ -176,8 +167,8 @@ void perf_event_for_each_copy(struct perf_event *e,
  * (Linux's read adds its child list's values). */
 void perf_event_read_copies(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 			    uint64_t *running);
-/* The task context of t, made on first use; NULL on allocation failure. */
-struct perf_event_context *perf_task_context(struct task *t, bool create);
+/* The task context of t (t's own storage), set up on first use. */
+struct perf_event_context *perf_task_context(struct task *t);
 
 /* open.c: the perf event file */
 bool is_perf_file(const struct file *f);

@@ -33,17 +33,10 @@ static void perf_file_stat(struct file *f, unsigned *mode, long *size)
 static void perf_file_release(struct file *f)
 {
 	struct perf_event *e = f->priv;
-	struct perf_event_context *ctx = e->ctx;
-	/* Read before the put: an orphaned context goes with its last event. */
-	struct task *t = ctx && !perf_ctx_is_cpu(ctx) ? ctx->task : NULL;
 
 	if (e->file == f)
 		e->file = NULL;
 	perf_event_put(e);
-	/* A live task's context that the last event left goes too (Linux keeps
-	 * it for the task's life; here the accounting would see it stay). */
-	if (t && t->perf_ctx == ctx && !ctx->nr_events)
-		perf_task_free_context(t);
 }
 
 static const struct file_ops perf_fops = {
@@ -129,7 +122,6 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	const struct perf_event_attr *attr = &e->attr;
 	struct perf_event *leader = NULL, *output = NULL;
 	struct task *task = NULL;
-	bool fresh_ctx = false;
 	int err;
 
 	if (perf_is_persistent_type(attr->type))
@@ -184,11 +176,7 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	if (err)
 		goto fail;
 
-	fresh_ctx = task && !task->perf_ctx;	/* made here: gone again on failure */
-	struct perf_event_context *ctx = task ? perf_task_context(task, true) : perf_cpu_context(cpu);
-	err = -ENOMEM;
-	if (!ctx)
-		goto fail;
+	struct perf_event_context *ctx = task ? perf_task_context(task) : perf_cpu_context(cpu);
 	if (leader && (err = check_group(e, leader, ctx)))
 		goto fail;
 	if (output && (output->cpu != e->cpu || (output->cpu == -1 && output->ctx != ctx) ||
@@ -212,8 +200,6 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	return fd;
 fail:
 	perf_event_free(e);
-	if (fresh_ctx)
-		perf_task_free_context(task);	/* still empty */
 	return err;
 }
 

@@ -11,6 +11,17 @@
 struct task;
 struct vma;
 
+/* The events of one target: the CPU (pid -1, cpu 0: counts everything) or
+ * one task. Only group leaders are listed; siblings hang off them. Public
+ * for struct task, which holds its own (its life is the task's, or longer
+ * while events others opened on the task remain: perf_task_release_context). */
+struct perf_event_context {
+	struct perf_event *groups;	/* pinned and flexible, in open order */
+	struct task *task;		/* NULL for a CPU's context, or a task's that is gone */
+	int nr_events;
+	uint64_t out_since;		/* a task's: when it went off the CPU */
+};
+
 /* Linux's sysctl_perf_* with its defaults (Debian's paranoid is 3). Every
  * caller has root's rights, so paranoid and mlock_kb, which bound the
  * unprivileged only, change nothing here; the others are obeyed. */
@@ -48,9 +59,12 @@ extern struct perf_stats perf_stats;
 /* ---- the task hooks (task.c, sys_mm.c, sys_proc.c) ---- */
 
 /* t is ending: its events stop and take the EXIT state (Linux's name for
- * this job); then its context goes with perf_task_free_context. */
+ * this job). Then, as t is freed, perf_task_release_context: true when
+ * events others opened on t remain in its context, which t's memory holds;
+ * t's memory then stays until the last of them goes, which frees it with
+ * task_free_memory. */
 void perf_event_exit_task(struct task *t);
-void perf_task_free_context(struct task *t);
+bool perf_task_release_context(struct task *t);
 /* prctl(PR_TASK_PERF_EVENTS_ENABLE/DISABLE). */
 void perf_task_events_enable(struct task *t, bool enable);
 /* Side-band records (records.c), each to every event of the CPU context and
