@@ -34,6 +34,30 @@ static uint64_t reserved_flags(const struct perf_event_attr *attr)
 	return (perf_attr_flags(attr) >> 38) & ~(1ull << (PMUOS_ATTR_FLAG_PERSISTENT_BIT - 38));
 }
 
+/* The fields that some sample types bring: nonzero when one is invalid. */
+static int check_sample_fields(const struct perf_event_attr *attr)
+{
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		/* Only the privilege bits are checked before the PMU says no. */
+		if (attr->branch_sample_type & ~(PERF_SAMPLE_BRANCH_MAX - 1))
+			return -EINVAL;
+		if (!(attr->branch_sample_type & ~PERF_SAMPLE_BRANCH_PLM_ALL))
+			return -EINVAL;
+	}
+	if ((attr->sample_type & PERF_SAMPLE_REGS_USER) && reg_validate(attr->sample_regs_user))
+		return -EINVAL;
+	if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (attr->sample_stack_user >= 0xffff || (attr->sample_stack_user & 7))
+			return -EINVAL;
+	}
+	if ((attr->sample_type & PERF_SAMPLE_REGS_INTR) && reg_validate(attr->sample_regs_intr))
+		return -EINVAL;
+	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) &&
+	    (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
+		return -EINVAL;
+	return 0;
+}
+
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 {
 	uint32_t size;
@@ -71,32 +95,24 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 		return -EINVAL;
 	if (attr->read_format & ~(PERF_FORMAT_MAX - 1))
 		return -EINVAL;
-	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
-		/* Only the privilege bits are checked before the PMU says no. */
-		if (attr->branch_sample_type & ~(PERF_SAMPLE_BRANCH_MAX - 1))
-			return -EINVAL;
-		if (!(attr->branch_sample_type & ~PERF_SAMPLE_BRANCH_PLM_ALL))
-			return -EINVAL;
-	}
-	if ((attr->sample_type & PERF_SAMPLE_REGS_USER) && reg_validate(attr->sample_regs_user))
-		return -EINVAL;
-	if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
-		if (attr->sample_stack_user >= 0xffff || (attr->sample_stack_user & 7))
-			return -EINVAL;
-	}
 	if (!attr->sample_max_stack)
 		attr->sample_max_stack = perf_sysctl.max_stack;
-	if ((attr->sample_type & PERF_SAMPLE_REGS_INTR) && reg_validate(attr->sample_regs_intr))
+	/* Every error below is EINVAL: the checks of rarer fields go behind
+	 * one test each, of the sample types and of the flags that have them. */
+	if (unlikely(attr->sample_type & (PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+					  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR |
+					  PERF_SAMPLE_WEIGHT_STRUCT)) &&
+	    check_sample_fields(attr))
 		return -EINVAL;
-	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) &&
-	    (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
-		return -EINVAL;
-	if (!attr->inherit && attr->inherit_thread)
-		return -EINVAL;
-	if (attr->remove_on_exec && attr->enable_on_exec)
-		return -EINVAL;
-	if (attr->sigtrap && !attr->remove_on_exec)
-		return -EINVAL;
+	if (unlikely(perf_attr_flags(attr) & (ATTR_FLAG_INHERIT_THREAD | ATTR_FLAG_REMOVE_ON_EXEC |
+					      ATTR_FLAG_SIGTRAP))) {
+		if (!attr->inherit && attr->inherit_thread)
+			return -EINVAL;
+		if (attr->remove_on_exec && attr->enable_on_exec)
+			return -EINVAL;
+		if (attr->sigtrap && !attr->remove_on_exec)
+			return -EINVAL;
+	}
 	return 0;
 
 err_size:

@@ -505,7 +505,7 @@ void perf_remove_from_context(struct perf_event *e)
 	e->ctx_next = e->sibling_next = NULL;
 	/* The context of a task that is gone goes with its last event, and
 	 * the task's memory that holds it. */
-	if (!perf_ctx_is_cpu(ctx) && !ctx->task && !ctx->nr_events)
+	if (!ctx->task && !ctx->nr_events && !perf_ctx_is_cpu(ctx))
 		task_free_memory(container_of(ctx, struct task, perf_ctx_store));
 	irq_restore(flags);
 	if (!alone)

@@ -103,6 +103,16 @@ static inline uint64_t perf_attr_flags(const struct perf_event_attr *attr)
 	return word;
 }
 
+/* Bits of that word, for tests of several flags at once (Linux's bitfield
+ * order; the self-test attr_flag_bits checks each against its field). */
+#define ATTR_FLAG_INHERIT		(1ull << 1)
+#define ATTR_FLAG_FREQ			(1ull << 10)
+#define ATTR_FLAG_USE_CLOCKID		(1ull << 25)
+#define ATTR_FLAG_AUX_OUTPUT		(1ull << 31)
+#define ATTR_FLAG_INHERIT_THREAD	(1ull << 35)
+#define ATTR_FLAG_REMOVE_ON_EXEC	(1ull << 36)
+#define ATTR_FLAG_SIGTRAP		(1ull << 37)
+
 static inline bool perf_attr_persistent(const struct perf_event_attr *attr)
 {
 	return perf_attr_flags(attr) & (1ull << PMUOS_ATTR_FLAG_PERSISTENT_BIT);

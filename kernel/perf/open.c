@@ -154,22 +154,27 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 		return discard(e, -EINVAL);
 	if ((unsigned int)cpu >= PERF_NR_CPUS && (!task || cpu != -1))
 		return discard(e, -EINVAL);
-	if (attr->sigtrap && !task)
-		return discard(e, -EINVAL);
-	if (attr->inherit && (attr->sample_type & PERF_SAMPLE_READ))
-		return discard(e, -EINVAL);
+	if (unlikely(perf_attr_flags(attr) & (ATTR_FLAG_SIGTRAP | ATTR_FLAG_INHERIT))) {
+		if (attr->sigtrap && !task)
+			return discard(e, -EINVAL);
+		if (attr->inherit && (attr->sample_type & PERF_SAMPLE_READ))
+			return discard(e, -EINVAL);
+	}
 
 	e->target_pid = task ? task->pid : 0;	/* before the PMU's event_init */
 	if (!(e = perf_event_init(e, leader, &err)))
 		return err;
 	e->cpu = cpu;
-	if (flags & PERF_FLAG_PID_CGROUP)
-		err = -EBADF;		/* no cgroup directories here */
-	else if (attr->aux_output && !(e->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT))
+	if (unlikely((flags & PERF_FLAG_PID_CGROUP) ||
+		     (perf_attr_flags(attr) & (ATTR_FLAG_AUX_OUTPUT | ATTR_FLAG_USE_CLOCKID)))) {
+		if (flags & PERF_FLAG_PID_CGROUP)
+			err = -EBADF;	/* no cgroup directories here */
+		else if (attr->aux_output && !(e->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT))
+			err = -EOPNOTSUPP;
+	}
+	if (!err && is_sampling_event(e) && (e->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT))
 		err = -EOPNOTSUPP;
-	else if (is_sampling_event(e) && (e->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT))
-		err = -EOPNOTSUPP;
-	else if (attr->use_clockid)
+	else if (!err && attr->use_clockid)
 		err = valid_clockid(attr->clockid);
 	if (!err)
 		err = perf_sample_event_init(e);	/* what a sample can hold */

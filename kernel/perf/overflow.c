@@ -305,6 +305,9 @@ static void unlink_pushed(struct perf_event **head, struct perf_event *e, size_t
 
 void perf_pending_cancel(struct perf_event *e)
 {
+	/* e is off the PMU: no overflow can queue it from here on. */
+	if (!READ_ONCE(e->pending_queued) && !READ_ONCE(throttled))
+		return;
 	uint64_t flags = irq_save();
 
 	if (e->pending_queued) {

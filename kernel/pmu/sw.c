@@ -15,7 +15,8 @@
  * case, told apart in one test. Stopping replaces it. */
 #define SW_HES_TASK_CLOCK	0x80
 
-/* Active events by config, so a fault finds its counters at once. */
+/* Active events by config, so a fault finds its counters at once. The
+ * clocks are read, never counted by perf_sw_event: they are not listed. */
 static struct perf_event *active[PERF_COUNT_SW_MAX];
 
 /* The clocks' sources, in ns: CPU time for cpu-clock, the task's own time
@@ -145,10 +146,11 @@ static void sw_stop(struct perf_event *e, int flags)
 
 static int sw_add(struct perf_event *e, int flags)
 {
-	struct perf_event **head = &active[e->attr.config];
-
-	e->active_next = *head;
-	*head = e;
+	if (!is_clock(e)) {
+		struct perf_event **head = &active[e->attr.config];
+		e->active_next = *head;
+		*head = e;
+	}
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		sw_start(e, PERF_EF_RELOAD);
@@ -158,6 +160,8 @@ static int sw_add(struct perf_event *e, int flags)
 static void sw_del(struct perf_event *e, int flags)
 {
 	sw_stop(e, PERF_EF_UPDATE);
+	if (is_clock(e))
+		return;
 	for (struct perf_event **link = &active[e->attr.config]; *link;
 	     link = &(*link)->active_next) {
 		if (*link == e) {

@@ -172,3 +172,23 @@ KTEST(perf_stop_start_keeps_the_counter)
 	KEXPECT_EQ(e->hw.idx, -1);
 	close_fake(e);
 }
+
+/* internal.h's ATTR_FLAG_* are the bits of the fields they name. */
+KTEST(attr_flag_bits)
+{
+	struct perf_event_attr a = { .inherit = 1 };
+
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_INHERIT);
+	a = (struct perf_event_attr){ .freq = 1 };
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_FREQ);
+	a = (struct perf_event_attr){ .use_clockid = 1 };
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_USE_CLOCKID);
+	a = (struct perf_event_attr){ .aux_output = 1 };
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_AUX_OUTPUT);
+	a = (struct perf_event_attr){ .inherit_thread = 1 };
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_INHERIT_THREAD);
+	a = (struct perf_event_attr){ .remove_on_exec = 1 };
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_REMOVE_ON_EXEC);
+	a = (struct perf_event_attr){ .sigtrap = 1 };
+	KEXPECT_EQ(perf_attr_flags(&a), ATTR_FLAG_SIGTRAP);
+}
