@@ -26,6 +26,9 @@
 #define __section(s)	__attribute__((section(s)))
 #define __aligned(n)	__attribute__((aligned(n)))
 #define __packed	__attribute__((packed))
+/* For the small steps of a hot path (perf's scheduling, the software PMU's
+ * start and stop): a call and its frame cost more than their bodies. */
+#define __always_inline	inline __attribute__((always_inline))
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 

@@ -25,7 +25,7 @@ static struct timer rotation_timer;
 
 /* ---- time ---- */
 
-static void update_times(struct perf_event *e, uint64_t now)
+static __always_inline void update_times(struct perf_event *e, uint64_t now)
 {
 	uint64_t d = now - e->tstamp;
 
@@ -46,7 +46,7 @@ static void ctx_time_update(void)
 	ctx_time = perf_clock();
 }
 
-static void set_state(struct perf_event *e, enum perf_event_state state)
+static __always_inline void set_state(struct perf_event *e, enum perf_event_state state)
 {
 	update_times(e, ctx_time);
 	e->state = state;
@@ -238,7 +238,7 @@ struct perf_event_context *perf_task_context(struct task *t)
 
 static bool group_fits_exclusive(struct perf_event *leader);
 
-static void event_sched_out(struct perf_event *e)
+static __always_inline void event_sched_out(struct perf_event *e)
 {
 	if (e->state != PERF_EVENT_STATE_ACTIVE)
 		return;
@@ -248,7 +248,7 @@ static void event_sched_out(struct perf_event *e)
 	perf_event_update_userpage(e);
 }
 
-static int event_sched_in(struct perf_event *e)
+static __always_inline int event_sched_in(struct perf_event *e)
 {
 	if (e->state != PERF_EVENT_STATE_INACTIVE)
 		return 0;
@@ -268,7 +268,7 @@ static void group_sched_out(struct perf_event *leader)
 }
 
 /* All or nothing: a group counts together or not at all. */
-static int group_sched_in(struct perf_event *leader)
+static __always_inline int group_sched_in(struct perf_event *leader)
 {
 	if (leader->state != PERF_EVENT_STATE_INACTIVE || !group_fits_exclusive(leader))
 		return -EAGAIN;
@@ -339,7 +339,7 @@ static void start_rotation(void)
 
 /* Put g on the PMU if it is waiting; a pinned group that cannot go on goes
  * to the error state, as Linux does. True if a flexible one must wait. */
-static bool sched_in_group(struct perf_event *g)
+static __always_inline bool sched_in_group(struct perf_event *g)
 {
 	if (g->state != PERF_EVENT_STATE_INACTIVE || !group_sched_in(g))
 		return false;

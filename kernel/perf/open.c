@@ -116,7 +116,7 @@ static long discard(struct perf_event *e, long err)
 
 /* The rest of perf_event_open for e, whose attr holds the user's: e is
  * installed (the new descriptor is returned) or freed (an errno). */
-static inline __attribute__((always_inline)) long
+static __always_inline long
 open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long flags)
 {
 	const struct perf_event_attr *attr = &e->attr;

@@ -23,7 +23,7 @@ static struct perf_event *active[PERF_COUNT_SW_MAX];
  * (halted time excluded) for task-clock. A CPU-wide task-clock follows no
  * task: like Linux's (its context's time), it counts while it is enabled,
  * as cpu-clock does. */
-static uint64_t clock_now(const struct perf_event *e)
+static __always_inline uint64_t clock_now(const struct perf_event *e)
 {
 	if (e->attr.config == PERF_COUNT_SW_CPU_CLOCK || !e->target_pid)
 		return perf_clock();
@@ -122,7 +122,7 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 	perf_irq_took(work, rdtsc() - start);	/* the sampling budget: its handler's time */
 }
 
-static void sw_start(struct perf_event *e, int flags)
+static __always_inline void sw_start(struct perf_event *e, int flags)
 {
 	if (is_clock(e)) {
 		e->hw.prev_count = clock_now(e);
@@ -135,7 +135,7 @@ static void sw_start(struct perf_event *e, int flags)
 	e->hw.state = task_clock ? SW_HES_TASK_CLOCK : 0;
 }
 
-static void sw_stop(struct perf_event *e, int flags)
+static __always_inline void sw_stop(struct perf_event *e, int flags)
 {
 	if (is_clock(e))
 		timer_del(&e->hw.timer);
