@@ -28,7 +28,9 @@
 #define __packed	__attribute__((packed))
 /* For the small steps of a hot path (perf's scheduling, the software PMU's
  * start and stop): a call and its frame cost more than their bodies. */
+#ifndef __always_inline	/* the host's unit tests have glibc's, the same */
 #define __always_inline	inline __attribute__((always_inline))
+#endif
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
