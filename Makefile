@@ -56,11 +56,11 @@ KERNEL_C := \
 	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \
 	kernel/perf/ioctl.c kernel/perf/mmap.c kernel/perf/overflow.c kernel/pmu/sw.c \
 	kernel/pmu/x86.c kernel/pmu/probe.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_split.c kernel/test/pmu.c \
-	kernel/test/mm.c kernel/test/cpu.c kernel/test/smp.c kernel/test/perf.c \
-	kernel/perf/ring.c kernel/test/ring.c \
-	kernel/perf/sample.c kernel/perf/records.c kernel/test/sample.c \
+	kernel/test/mm.c kernel/test/cpu.c kernel/test/smp.c kernel/perf/test/event.c \
+	kernel/perf/ring.c kernel/perf/test/ring.c \
+	kernel/perf/sample.c kernel/perf/records.c kernel/perf/test/sample.c \
 	kernel/perf/persistent.c kernel/perf/inherit.c \
-	kernel/perf/aux.c kernel/pmu/itrace.c kernel/pmu/breakpoint.c kernel/test/aux.c \
+	kernel/perf/aux.c kernel/pmu/itrace.c kernel/pmu/breakpoint.c kernel/perf/test/aux.c kernel/test/itrace.c \
 	kernel/hostout.c kernel/lib/crc32.c kernel/test/hostout.c
 
 KERNEL_OBJS := $(patsubst %.asm,$(BUILD)/%.o,$(BOOT_ASM) $(KERNEL_ASM)) \

@@ -233,7 +233,7 @@ void perf_output_copy(struct perf_output_handle *h, const void *buf, unsigned le
  * wake the reader when wakeup_events/wakeup_watermark say so. */
 void perf_output_end(struct perf_output_handle *h);
 /* Self-test hook: when set to 1..RB_NMI_POINTS, the write path raises a
- * self-NMI once it reaches that point (kernel/test/ring.c). */
+ * self-NMI once it reaches that point (kernel/perf/test/ring.c). */
 #define RB_NMI_POINTS	8
 extern unsigned rb_nmi_point;
 

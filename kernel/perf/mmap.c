@@ -129,6 +129,65 @@ static void rb_detach_all(struct perf_buffer *rb)
 	}
 }
 
+/* ---- in-kernel events with buffers (perf.h) ---- */
+
+struct perf_event *perf_event_create_kernel_aux(const struct perf_event_attr *attr, int aux_pages,
+						bool overwrite, uint64_t watermark)
+{
+	int err;
+	struct perf_event *e = perf_event_alloc(attr, NULL, &err);
+	struct perf_buffer *rb = e ? rb_alloc(1, true, 0) : NULL;
+
+	if (!rb)
+		goto fail;
+	if (rb_attach(e, rb)) {
+		rb_free(rb);
+		goto fail;
+	}
+	/* At aux_offset two pages, past the control page and the one data page. */
+	if (rb_alloc_aux(rb, e, 2 * PAGE_SIZE, aux_pages, watermark, overwrite))
+		goto fail;	/* the buffer goes with e, its one user */
+	return e;
+fail:
+	if (e)
+		perf_event_free(e);
+	return NULL;
+}
+
+void perf_event_release_kernel(struct perf_event *e)
+{
+	perf_event_free(e);	/* the buffer's last user: it and its AUX area go */
+}
+
+uint8_t *perf_aux_byte(struct perf_event *e, uint64_t at)
+{
+	return (uint8_t *)e->rb->aux->pages[at / PAGE_SIZE] + at % PAGE_SIZE;
+}
+
+uint64_t perf_aux_head(struct perf_event *e)
+{
+	return READ_ONCE(e->rb->user_page->aux_head);
+}
+
+bool perf_ring_next_record(struct perf_event *e, uint64_t *pos, uint32_t type, void *buf,
+			   size_t size)
+{
+	struct perf_buffer *rb = e->rb;
+	uint64_t mask = (uint64_t)rb->nr_pages * PAGE_SIZE - 1;
+	struct perf_event_header hdr;
+
+	while (*pos < READ_ONCE(rb->user_page->data_head)) {
+		for (size_t i = 0; i < sizeof(hdr); i++)
+			((char *)&hdr)[i] = ((char *)rb->data)[(*pos + i) & mask];
+		for (size_t i = 0; i < MIN((size_t)hdr.size, size); i++)
+			((char *)buf)[i] = ((char *)rb->data)[(*pos + i) & mask];
+		*pos += hdr.size;
+		if (hdr.type == type)
+			return true;
+	}
+	return false;
+}
+
 int rb_attach(struct perf_event *e, struct perf_buffer *rb)
 {
 	struct rb_user *u = NULL;

@@ -3,7 +3,7 @@
  * API (struct pmu and struct perf_event, perf_event.h), the output handle
  * and AUX writer that drivers call, the task hooks, the knobs of
  * /proc/sys/kernel and the accounting. kernel/perf/internal.h is for
- * kernel/perf/ and its self-tests only. */
+ * kernel/perf/ and its self-tests (kernel/perf/test/) only. */
 #pragma once
 #include "../kernel.h"
 #include "perf_event.h"
@@ -46,6 +46,21 @@ int perf_set_max_sample_rate(unsigned long rate);
 void perf_init(void);
 /* Persistent events (seed 001): the "persistent" PMU. */
 void perf_persistent_init(void);
+
+/* In-kernel events with an AUX area, for the drivers' self-tests (Linux's
+ * perf_event_create_kernel_counter, with buffers): an event of attr with a
+ * one-page data ring and aux_pages (a power of two) of AUX area, which no
+ * process maps; NULL on failure. perf_event_release_kernel frees it all. */
+struct perf_event *perf_event_create_kernel_aux(const struct perf_event_attr *attr, int aux_pages,
+						bool overwrite, uint64_t watermark);
+void perf_event_release_kernel(struct perf_event *e);
+/* The byte at offset at of its AUX area, and the area's published head. */
+uint8_t *perf_aux_byte(struct perf_event *e, uint64_t at);
+uint64_t perf_aux_head(struct perf_event *e);
+/* The next record of type in its data ring from *pos (advanced past it),
+ * its first size bytes copied to buf; false at data_head. */
+bool perf_ring_next_record(struct perf_event *e, uint64_t *pos, uint32_t type, void *buf,
+			   size_t size);
 
 /* What perf holds, for the accounting file (sysfs.c). */
 struct perf_stats {

@@ -51,7 +51,7 @@ static void local_add(uint64_t *p, uint64_t v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
-/* ---- the self-test's NMI hook (kernel/test/ring.c) ---- */
+/* ---- the self-test's NMI hook (kernel/perf/test/ring.c) ---- */
 
 unsigned rb_nmi_point;
 

@@ -1,10 +1,10 @@
 /* Self-tests of the perf core's scheduling on a fake two-counter PMU:
  * multiplexing by rotation, all-or-nothing groups, pinned groups that
  * cannot fit going to the error state, start/stop keeping the counter. */
-#include "../ktest.h"
-#include "../timer.h"
-#include "../x86.h"
-#include "../perf/internal.h"
+#include "../../ktest.h"
+#include "../../timer.h"
+#include "../../x86.h"
+#include "../internal.h"
 #include <asm-generic/errno.h>
 
 #define FAKE_COUNTERS 2

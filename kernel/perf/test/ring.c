@@ -3,13 +3,13 @@
  * mode, write_backward, records wrapping at the end, wake-up rules, nested
  * writers, and a torture run in which self-NMIs and timer interrupts write
  * records from inside other writers' begin..end. */
-#include "../ktest.h"
-#include "../nmi.h"
-#include "../timer.h"
-#include "../x86.h"
-#include "../lib/string.h"
-#include "../mm/paging.h"
-#include "../perf/internal.h"
+#include "../../ktest.h"
+#include "../../nmi.h"
+#include "../../timer.h"
+#include "../../x86.h"
+#include "../../lib/string.h"
+#include "../../mm/paging.h"
+#include "../internal.h"
 #include <asm-generic/errno.h>
 #include <linux/poll.h>
 

@@ -3,17 +3,17 @@
  * in Linux's order, user stacks and frames that run into unmapped pages, a
  * sample taken inside a real NMI, and COMM/MMAP/EXIT/SWITCH/THROTTLE/
  * LOST_SAMPLES with their sample_id_all trailers. */
-#include "../gdt.h"
-#include "../ktest.h"
-#include "../nmi.h"
-#include "../apic.h"
-#include "../task.h"
-#include "../traps.h"
-#include "../x86.h"
-#include "../lib/string.h"
-#include "../mm/paging.h"
-#include "../mm/uspace.h"
-#include "../perf/internal.h"
+#include "../../gdt.h"
+#include "../../ktest.h"
+#include "../../nmi.h"
+#include "../../apic.h"
+#include "../../task.h"
+#include "../../traps.h"
+#include "../../x86.h"
+#include "../../lib/string.h"
+#include "../../mm/paging.h"
+#include "../../mm/uspace.h"
+#include "../internal.h"
 #include <asm/perf_regs.h>
 #include <asm-generic/errno.h>
 #include <linux/mman.h>
