@@ -437,6 +437,44 @@ TEST(own_context_switches_counted)
 	close(fd), close(there[0]), close(back[0]), close(back[1]);
 }
 
+/* An event another process opened on a task outlives the task: it still reads what the task
+ * counted after the task is reaped, and the task's context goes with the event's close (on
+ * pmuos the context is the task's own memory, kept until then: the accounting's heap is back
+ * at its baseline only after the close). */
+TEST(event_on_a_task_outlives_it)
+{
+	long objects = pmuos_accounting("heap_objects"), tasks = pmuos_accounting("tasks");
+	int go[2], status;
+	uint64_t v;
+
+	ASSERT_EQ(pipe(go), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(go[0]);
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_TASK_CLOCK };
+	int fd = perf_open(&a, pid, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(go[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	perf_read_words(fd, &v, 1);
+	EXPECT_GT(v, 0);		/* the child ran, counted, and is gone */
+	if (tasks >= 0) {
+		EXPECT_EQ(pmuos_accounting("tasks"), tasks);
+		EXPECT_GT(pmuos_accounting("heap_objects"), objects);	/* the child's memory */
+	}
+	close(fd);
+	close(go[1]);
+	if (tasks < 0)
+		SKIP("no /sys/kernel/pmuos/accounting (Linux)");
+	EXPECT_EQ(pmuos_accounting("heap_objects"), objects);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
