@@ -110,7 +110,7 @@ static struct perf_event *event_alloc(void)
 	if (!e && !(e = kmalloc(sizeof(*e))))
 		return NULL;
 	static_assert(offsetof(struct perf_event, attr) == 0, "attr first");
-	memset((char *)e + attr_end, 0, sizeof(*e) - attr_end);
+	__builtin_memset((char *)e + attr_end, 0, sizeof(*e) - attr_end);	/* inline: a constant size */
 	return e;
 }
 
@@ -196,7 +196,8 @@ struct perf_event *perf_event_init(struct perf_event *e, struct perf_event *grou
 void perf_event_free(struct perf_event *e)
 {
 	assert(e->state != PERF_EVENT_STATE_ACTIVE && !e->ctx);
-	perf_event_release_rb(e);	/* a SET_OUTPUT redirection's hold */
+	if (READ_ONCE(e->rb))
+		perf_event_release_rb(e);	/* a SET_OUTPUT redirection's hold */
 	perf_pending_cancel(e);
 	/* Nothing may find e once it is freed: no timer, no buffer, no list
 	 * an NMI or the deferred work walks. */

@@ -215,13 +215,13 @@ void perf_event_release_rb(struct perf_event *e)
 /* Only an event that maps the buffer itself describes itself in its control
  * page: Linux lets a SET_OUTPUT event overwrite its target's index and
  * times, which makes the target's self-monitoring read the wrong counter. */
-void perf_event_update_userpage(struct perf_event *e)
+void __perf_event_update_userpage(struct perf_event *e)
 {
 	struct perf_buffer *rb = READ_ONCE(e->rb);
 	uint32_t mult, shift;
 
 	if (!rb)
-		return;
+		return;	/* gone since the caller's test */
 	struct rb_user *u = rb_user_of(rb, e);
 	if (!u || !u->mmap_count)
 		return;

@@ -172,8 +172,14 @@ int perf_pmu_register(struct pmu *pmu);
 void perf_pmu_unregister(struct pmu *pmu);
 /* The registered PMUs, in registration order (sysfs walks them). */
 extern struct pmu *perf_pmus;
-/* Refresh the event's mmap control page (index, offset, time fields). */
-void perf_event_update_userpage(struct perf_event *e);
+/* Refresh the event's mmap control page (index, offset, time fields), if
+ * it has a buffer: the test inline, as most events have none. */
+void __perf_event_update_userpage(struct perf_event *e);
+static inline void perf_event_update_userpage(struct perf_event *e)
+{
+	if (READ_ONCE(e->rb))
+		__perf_event_update_userpage(e);
+}
 /* A sampling event's counter overflowed (from the PMI, NMI or timer context,
  * interrupts off): record what attr asks for. Returns 1 when the driver must
  * stop the event (throttled, or its REFRESH limit reached), else 0. */

@@ -137,7 +137,7 @@ static __always_inline void sw_start(struct perf_event *e, int flags)
 
 static __always_inline void sw_stop(struct perf_event *e, int flags)
 {
-	if (is_clock(e))
+	if (is_clock(e) && READ_ONCE(e->hw.timer.pending))	/* a sampling clock's */
 		timer_del(&e->hw.timer);
 	if (flags & PERF_EF_UPDATE)
 		sw_read(e);
