@@ -190,6 +190,7 @@ test: deps
 
 bench: deps $(KERNEL) $(KERNEL32) $(USER_BENCH_PROGS) $(USER_WORKLOADS) $(BUILD)/user/init
 	$(PYTHON) tests/qemu/bench.py --kernel $(KERNEL) --program $(BUILD)/user/bench \
+		--smp-program $(BUILD)/user/bench_smp \
 		--oracle-init $(BUILD)/user/init --log-dir $(BUILD)/bench-logs
 	$(PYTHON) tests/qemu/perf_bench.py --kernel32 $(KERNEL32) --oracle-init $(BUILD)/user/init
 

@@ -14,11 +14,11 @@ USER_TESTS := errors fds tty brk mmap clocks identity startup signals restart fa
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
 	perf_aux itrace perf_sigio breakpoint perf_inherit
-USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench)
+USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench bench_smp)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
 USER_TEST_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) cxx gort dynamic startup-pie segv)
-USER_BENCH_PROGS := $(BUILD)/user/bench
+USER_BENCH_PROGS := $(BUILD)/user/bench $(BUILD)/user/bench_smp
 USER_PROGS := $(USER_KTAP_PROGS) $(USER_PIE_PROGS) $(BUILD)/user/segv $(BUILD)/user/cxx \
 	$(BUILD)/user/gort \
 	$(BUILD)/user/dynamic \
@@ -32,8 +32,8 @@ USER_ARGS_startup := alpha beta
 USER_ARGS_procfs := one two
 USER_ARGS_startup-pie := alpha beta
 
-USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench segv) \
-	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
+USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench bench_smp segv) \
+	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/bench.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
 	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/lib/file.o $(BUILD)/user/demo.o $(BUILD)/user/init.o \
 	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
 
@@ -53,11 +53,11 @@ $(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
 	@echo "  MUSLCC  $< (PIE)"
 	@$(USER_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
 
-# perf.o, pmuos.o, itrace_decode.o and file.o (the perf_event, pmuos /sys, itrace and
-# whole-file helpers) too: unused ones are small.
+# perf.o, pmuos.o, itrace_decode.o, file.o and bench.o (the perf_event, pmuos /sys, itrace,
+# whole-file and bench-figure helpers) too: unused ones are small.
 $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o \
 		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o \
-		$(BUILD)/user/lib/file.o
+		$(BUILD)/user/lib/file.o $(BUILD)/user/lib/bench.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 

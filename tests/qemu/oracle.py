@@ -157,10 +157,11 @@ def _boot(cmd, timeout, stdin_data=None, stdin_after=None):
 
 
 def run_oracle(programs, timeout=120, init=DEFAULT_INIT, stdin_data=None, stdin_after=None,
-               files=()):
-    """Boots Linux with programs [(host_path, args[, guest_path])] and files [(host_path,
-    guest_path)] in its initramfs; stdin_data goes to the console's input once the output
-    shows stdin_after (run.SerialInput).
+               files=(), smp=1, icount=True):
+    """Boots Linux on smp CPUs with programs [(host_path, args[, guest_path])] and files
+    [(host_path, guest_path)] in its initramfs; stdin_data goes to the console's input once
+    the output shows stdin_after (run.SerialInput). icount False: without -icount, which
+    Linux needs on several CPUs (run.without_icount).
 
     Returns (log, exit_code, timed_out): the serial output, QEMU's exit status (isa-debug-exit
     makes it (halt_status << 1) | 1) and whether the timeout killed QEMU.
@@ -174,7 +175,9 @@ def run_oracle(programs, timeout=120, init=DEFAULT_INIT, stdin_data=None, stdin_
     with tempfile.TemporaryDirectory() as tmp:
         cpio = Path(tmp) / "initramfs.cpio"
         cpio.write_bytes(build_initramfs(programs, init, files))
-        common = QEMU_MACHINE + ["-initrd", str(cpio), "-append", APPEND]
+        machine = run.with_smp(QEMU_MACHINE, smp)
+        common = (machine if icount else run.without_icount(machine)) + [
+            "-initrd", str(cpio), "-append", APPEND]
         # The ELF vmlinux's PVH entry under qboot skips the BIOS and the decompressor: about
         # 3 s against 7 s for the bzImage under SeaBIOS on a 2-core host.
         log, code, timed_out = _boot(

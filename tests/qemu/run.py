@@ -98,6 +98,15 @@ class SerialInput:
             pass
 
 
+def without_icount(cmd):
+    """cmd without -icount: the TSC then follows the host's clock. Linux 6.1 does not bring
+    its second CPU up under QEMU 7.2's -icount (it hangs at "x86: Booting SMP
+    configuration", at boot and at a later hotplug alike), so what needs Linux on several
+    CPUs runs without it."""
+    i = cmd.index("-icount")
+    return cmd[:i] + cmd[i + 2:]
+
+
 def with_cpu(cmd, cpu):
     """cmd with QEMU's -cpu model replaced by cpu (None: as it is)."""
     if cpu is None:
@@ -106,14 +115,16 @@ def with_cpu(cmd, cpu):
     return cmd[:i + 1] + [cpu] + cmd[i + 2:]
 
 
-def direct_command(kernel, initrd, cmdline, tmpdir, serial="stdio", gdb=False, smp=1, cpu=None):
+def direct_command(kernel, initrd, cmdline, tmpdir, serial="stdio", gdb=False, smp=1, cpu=None,
+                   icount=True):
     """QEMU loads the kernel (an ELF32 with a multiboot1 header) and the initramfs itself,
     and qboot (the firmware the Linux oracle boots with) hands over at once: the kernel's
     first line comes 0.25 s after QEMU starts, its halt 0.3 s (SeaBIOS: 1.5 s on q35, 0.7 s
     on pc; measured on this 2-core host). Multiboot1 rather than a PVH note: QEMU hands a
     multiboot1 kernel its modules, each with a command line, as GRUB does. COM2, the
     kernel's file channel to the host, goes to tmpdir/com2.bin."""
-    cmd = with_cpu(with_smp(QEMU, smp), cpu) + ["-bios", QBOOT, "-serial", serial, "-serial", f"file:{os.path.join(tmpdir, 'com2.bin')}",
+    machine = with_cpu(with_smp(QEMU, smp), cpu)
+    cmd = (machine if icount else without_icount(machine)) + ["-bios", QBOOT, "-serial", serial, "-serial", f"file:{os.path.join(tmpdir, 'com2.bin')}",
                   "-kernel", os.path.abspath(kernel), "-append", cmdline,
                   "-initrd", os.path.abspath(initrd).replace(",", ",,")]
     if gdb:
@@ -179,13 +190,14 @@ def boot(iso, firmware="bios", timeout=DEFAULT_TIMEOUT, echo=None, interactive=F
 
 def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIMEOUT, echo=None,
                 interactive=False, gdb=False, stdin_data=None, stdin_after=None, extra=(),
-                files=(), symfs=None, smp=1, cpu=None):
+                files=(), symfs=None, smp=1, cpu=None, icount=True):
     """Boots the ELF32 kernel with the programs [(host path, args[, guest path])] in its
     initramfs, files [(host path, guest path)] beside them (and extra entries, see
     initramfs.py) on smp CPUs; returns (log, exit_code, timed_out, files, errors): files
     [(host path, size)] the kernel sent to the host (COM2, or text frames in the log),
     written under out_dir; errors about them. symfs: a folder that gets a copy of the
-    image's files. cpu: a QEMU -cpu model in place of run.py's."""
+    image's files. cpu: a QEMU -cpu model in place of run.py's; icount False: without
+    -icount (without_icount)."""
     with tempfile.TemporaryDirectory(prefix="pmuos-qemu-") as tmp:
         initrd = os.path.join(tmp, "initramfs.cpio")
         entries = initramfs.image_entries(programs, extra, files=files)
@@ -194,7 +206,7 @@ def boot_direct(kernel, programs, cmdline="", out_dir=None, timeout=DEFAULT_TIME
         with open(initrd, "wb") as f:
             f.write(initramfs.cpio(entries))
         cmd = direct_command(kernel, initrd, cmdline, tmp,
-                             "mon:stdio" if interactive else "stdio", gdb, smp, cpu)
+                             "mon:stdio" if interactive else "stdio", gdb, smp, cpu, icount)
         log, code, timed_out = run_qemu(cmd, timeout, echo, interactive, stdin_data, stdin_after)
         with open(os.path.join(tmp, "com2.bin"), "rb") as f:
             files, errors = hostout.parse_binary(f.read())

@@ -1,4 +1,5 @@
 /* user/tests/bench.c: guest-instruction cost of system calls and perf reads (rdtsc under QEMU -icount shift=0,sleep=off). */
+#include "bench.h"
 #include "ktap.h"
 #include "perf.h"
 #include "itrace_decode.h"
@@ -16,41 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RUNS 200
-
-/*
- * Under -icount shift=0,sleep=off the TSC advances once per guest instruction, so the
- * figures are instruction counts, exact and repeatable; elsewhere they are TSC cycles.
- * Each is the minimum of RUNS calls less the cost of the two rdtsc themselves, printed as
- * "bench: NAME N" for tests/qemu/bench.py.
- */
-static uint64_t rdtsc_cost(void)
-{
-	uint64_t best = UINT64_MAX;
-
-	for (int i = 0; i < RUNS; i++) {
-		uint64_t t0 = perf_rdtsc();
-		uint64_t d = perf_rdtsc() - t0;
-
-		best = d < best ? d : best;
-	}
-	return best;
-}
-
-static void report(const char *name, uint64_t best)
-{
-	uint64_t base = rdtsc_cost();
-
-	ktap_print("bench: %s %llu", name, (unsigned long long)(best - base));
-}
-
 /* The minimum TSC delta around one syscall instruction with up to three arguments; callers
  * check the call's answer once beforehand, outside the timing. */
 static uint64_t syscall_ticks(long nr, long a1, long a2, long a3)
 {
 	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		long ax = nr;
 		uint64_t t0 = perf_rdtsc();
 
@@ -69,13 +42,13 @@ static int task_clock(bool disabled)
 
 TEST(getpid)
 {
-	report("getpid", syscall_ticks(SYS_getpid, 0, 0, 0));
+	bench_report("getpid", syscall_ticks(SYS_getpid, 0, 0, 0));
 }
 
 TEST(unknown_syscall)
 {
 	ASSERT_ERRNO(syscall(1000), ENOSYS);
-	report("enosys", syscall_ticks(1000, 0, 0, 0));
+	bench_report("enosys", syscall_ticks(1000, 0, 0, 0));
 }
 
 TEST(read_counting_event)
@@ -84,7 +57,7 @@ TEST(read_counting_event)
 	uint64_t value;
 
 	ASSERT_EQ(read(fd, &value, sizeof(value)), sizeof(value));
-	report("read", syscall_ticks(SYS_read, fd, (long)&value, sizeof(value)));
+	bench_report("read", syscall_ticks(SYS_read, fd, (long)&value, sizeof(value)));
 	close(fd);
 }
 
@@ -93,7 +66,7 @@ TEST(ioctl_reset)
 	int fd = task_clock(false);
 
 	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_RESET, 0), 0);
-	report("ioctl_reset", syscall_ticks(SYS_ioctl, fd, PERF_EVENT_IOC_RESET, 0));
+	bench_report("ioctl_reset", syscall_ticks(SYS_ioctl, fd, PERF_EVENT_IOC_RESET, 0));
 	close(fd);
 }
 
@@ -103,7 +76,7 @@ TEST(ioctl_enable)
 	int fd = task_clock(true);
 	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		long ax = SYS_ioctl;
 		uint64_t t0 = perf_rdtsc();
 
@@ -116,7 +89,7 @@ TEST(ioctl_enable)
 		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 		best = d < best ? d : best;
 	}
-	report("ioctl_enable", best);
+	bench_report("ioctl_enable", best);
 	close(fd);
 }
 
@@ -126,7 +99,7 @@ TEST(open_close)
 	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		register long group asm("r10") = -1;
 		register long flags asm("r8") = 0;
 		long ax = SYS_perf_event_open;
@@ -143,7 +116,7 @@ TEST(open_close)
 		ASSERT_EQ(ax, 0); /* close() of what perf_event_open returned */
 		best = d < best ? d : best;
 	}
-	report("open_close", best);
+	bench_report("open_close", best);
 }
 
 /* The same three while a hardware event counts instructions:u. Under QEMU TCG the PMU is
@@ -157,9 +130,9 @@ TEST(with_hw_event_counting)
 	uint64_t value;
 
 	ASSERT_EQ(read(fd, &value, sizeof(value)), sizeof(value));
-	report("getpid_model", syscall_ticks(SYS_getpid, 0, 0, 0));
-	report("read_model", syscall_ticks(SYS_read, fd, (long)&value, sizeof(value)));
-	report("ioctl_reset_model", syscall_ticks(SYS_ioctl, fd, PERF_EVENT_IOC_RESET, 0));
+	bench_report("getpid_model", syscall_ticks(SYS_getpid, 0, 0, 0));
+	bench_report("read_model", syscall_ticks(SYS_read, fd, (long)&value, sizeof(value)));
+	bench_report("ioctl_reset_model", syscall_ticks(SYS_ioctl, fd, PERF_EVENT_IOC_RESET, 0));
 	close(fd);
 	close(hw);
 }
@@ -173,7 +146,7 @@ TEST(rdpmc_self_read)
 	uint64_t best = UINT64_MAX;
 
 	ASSERT_EQ(pc->cap_user_rdpmc, 1);
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		uint64_t t0 = perf_rdtsc();
 
 		perf_self_read(pc, &self);
@@ -181,7 +154,7 @@ TEST(rdpmc_self_read)
 		best = d < best ? d : best;
 	}
 	ASSERT_NE(self.index, 0);
-	report("rdpmc_read", best);
+	bench_report("rdpmc_read", best);
 	munmap(pc, PERF_PAGE);
 	close(fd);
 }
@@ -256,7 +229,7 @@ TEST(itrace_flush)
 	if (itrace_pmu_type() < 0)
 		SKIP("no itrace PMU: a pmuos one");
 	ASSERT_EQ(itrace_open(&t, ITRACE_CONFIG_NOTIMER, 8, 16, false), 0);
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		long ax = SYS_ioctl;
 
 		ASSERT_EQ(perf_ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0), 0);
@@ -272,7 +245,7 @@ TEST(itrace_flush)
 		ASSERT_GT(itrace_read(&t, NULL, NULL), 300); /* room for the next */
 		best = d < best ? d : best;
 	}
-	report("itrace_flush", best);
+	bench_report("itrace_flush", best);
 	itrace_close(&t);
 }
 
@@ -421,7 +394,7 @@ TEST(file_open_read_close)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, page, sizeof(page)), sizeof(page));
 	close(fd);
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		uint64_t t0 = perf_rdtsc();
 		long f = raw_syscall3(SYS_open, (long)BENCH_FILE, O_RDONLY, 0);
 		long n = raw_syscall3(SYS_read, f, (long)page, sizeof(page));
@@ -430,7 +403,7 @@ TEST(file_open_read_close)
 		ASSERT_EQ(f >= 0 && n == sizeof(page) && c == 0, 1);
 		best = d < best ? d : best;
 	}
-	report("file_open_read_close", best);
+	bench_report("file_open_read_close", best);
 }
 
 TEST(file_stat)
@@ -438,7 +411,7 @@ TEST(file_stat)
 	struct stat st;
 
 	ASSERT_EQ(stat(BENCH_FILE, &st), 0);
-	report("file_stat", syscall_ticks(SYS_stat, (long)BENCH_FILE, (long)&st, 0));
+	bench_report("file_stat", syscall_ticks(SYS_stat, (long)BENCH_FILE, (long)&st, 0));
 	unlink(BENCH_FILE);
 }
 
@@ -459,7 +432,7 @@ TEST(dir_getdents64_100)
 	}
 	int dir = open(BENCH_DIR, O_RDONLY | O_DIRECTORY);
 	ASSERT_GE(dir, 0);
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < BENCH_RUNS; i++) {
 		ASSERT_EQ(lseek(dir, 0, SEEK_SET), 0);
 		uint64_t t0 = perf_rdtsc();
 		long n = raw_syscall3(SYS_getdents64, dir, (long)buf, sizeof(buf));
@@ -468,7 +441,7 @@ TEST(dir_getdents64_100)
 		best = d < best ? d : best;
 	}
 	close(dir);
-	report("dir_getdents64_100", best);
+	bench_report("dir_getdents64_100", best);
 	for (int i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), BENCH_DIR "/entry%03d", i);
 		unlink(name);
@@ -497,7 +470,7 @@ TEST(fork_exit_wait)
 		ASSERT_EQ(status, 0);
 		best = d < best ? d : best;
 	}
-	report("fork_exit_wait", best);
+	bench_report("fork_exit_wait", best);
 }
 
 /* One byte to a child over a pipe and back over another: two writes, two reads, two
@@ -528,7 +501,7 @@ TEST(pipe_round_trip)
 	close(there[1]);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
 	close(there[0]), close(back[0]), close(back[1]);
-	report("pipe_round_trip", best);
+	bench_report("pipe_round_trip", best);
 }
 
 /* FUTEX_WAKE of a word nobody waits on: what an uncontended mutex unlock pays when its
@@ -538,7 +511,7 @@ TEST(futex_wake_none)
 	static int word;
 
 	ASSERT_EQ(syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0), 0);
-	report("futex_wake_none", syscall_ticks(SYS_futex, (long)&word, FUTEX_WAKE_PRIVATE, 1));
+	bench_report("futex_wake_none", syscall_ticks(SYS_futex, (long)&word, FUTEX_WAKE_PRIVATE, 1));
 }
 
 /* ---- threads, futexes, switches ---- */
@@ -564,7 +537,7 @@ TEST(pthread_create_join)
 		ASSERT_EQ(ret == &best, 1);
 		best = d < best ? d : best;
 	}
-	report("pthread_create_join", best);
+	bench_report("pthread_create_join", best);
 }
 
 /* futex(word, op, val) with no timeout (r10 = NULL), the raw call. */
@@ -619,7 +592,7 @@ TEST(futex_round_trip)
 	pong_word = 2;
 	futex3(&pong_word, FUTEX_WAKE_PRIVATE, 1);
 	ASSERT_EQ(pthread_join(t, NULL), 0);
-	report("futex_round_trip", best);
+	bench_report("futex_round_trip", best);
 }
 
 /* Two processes take turns through sched_yield: each yield of the parent runs the child once
@@ -660,7 +633,7 @@ TEST(context_switch)
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
 	munmap((void *)shared, PERF_PAGE);
 	ASSERT_GE(alternated, PROC_RUNS / 2);
-	report("context_switch", best / 2);
+	bench_report("context_switch", best / 2);
 }
 
 /* The child's window: it enables the inherited event (an ioctl on the parent's fd reaches
