@@ -7,9 +7,9 @@
  * its LAPIC, says it is online and halts with interrupts on, waiting for
  * work. One CPU starts at a time: they share the trampoline page.
  *
- * What the APs do not do yet (the SMP scheduling step): run tasks, take
- * timers (their LAPIC timers stay masked), count with the PMU (their
- * per-CPU PMU model state is zero) or hold perf events (perf_event_open
+ * Each AP sets up its own LAPIC timer (its timer queue) as it comes up,
+ * and its PMU state when x86_pmu_init sends it x86_pmu_init_cpu. What
+ * the APs do not do yet: run tasks or hold perf events (perf_event_open
  * accepts cpu 0 only, and /sys/devices/system/cpu/online says 0). */
 #include "smp.h"
 #include "spinlock.h"
@@ -117,12 +117,11 @@ static void __noreturn smp_ap_entry(struct cpu *c)
 	cpu_init_features();	// NX, SMEP, SMAP, SSE
 	syscall_init_cpu();	// SYSCALL MSRs
 	apic_init_cpu();	// its LAPIC
+	timer_init_cpu();	// its LAPIC timer: its own timer queue
 	assert(apic_id() == c->apic_id);	/* the MADT's id is the CPU's */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	/* The idle loop with nothing to do: no task, no timer (its LAPIC
-	 * timer is masked and its timer queue unused until the scheduling
-	 * step sets them up). An IPI (IRQ_VECTOR_CALL_FUNCTION) is the only
-	 * interrupt it takes. */
+	/* The idle loop with nothing to do: no task yet. Its timers and
+	 * IPIs (IRQ_VECTOR_CALL_FUNCTION) are the interrupts it takes. */
 	for (;;)
 		sti_hlt();
 }

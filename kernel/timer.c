@@ -110,6 +110,11 @@ static void timer_interrupt(struct pt_regs *regs)
 void timer_init(void)
 {
 	irq_register(IRQ_VECTOR_TIMER, timer_interrupt);
+	timer_init_cpu();
+}
+
+void timer_init_cpu(void)
+{
 	if (cpu_caps.tsc_deadline) {
 		apic_write(APIC_LVT_TIMER, APIC_TIMER_TSC_DEADLINE | IRQ_VECTOR_TIMER);
 	} else {

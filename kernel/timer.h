@@ -16,7 +16,10 @@ struct timer {
 	bool pending;
 };
 
+/* The queue's interrupt, and this CPU's LAPIC timer in one-shot mode. */
 void timer_init(void);
+/* Each other CPU's LAPIC timer, on that CPU as it comes up. */
+void timer_init_cpu(void);
 /* Queue t to run at TSC value deadline (re-queues it if already pending). */
 void timer_add(struct timer *t, uint64_t deadline);
 void timer_del(struct timer *t);
