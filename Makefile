@@ -34,7 +34,7 @@ KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-r
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
 KERNEL_ASM := kernel/entry.asm kernel/trampoline.asm kernel/mm/copy_user.asm
 KERNEL_C := \
-	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \

@@ -17,6 +17,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
 #include "perf/perf.h"
 #include "pmu/breakpoint.h"
@@ -75,7 +76,8 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	printk("pmuos 0.1\n");
 	print_banner();
 	acpi_init();		// RSDP, MADT
-	smp_boot_aps();		// the other CPUs, parked idle
+	smp_boot_aps();		// the other CPUs, in their idle loops
+	sched_init();		// run queues, reschedule IPI
 	x86_pmu_init();		// hardware PMU, or its model (after itrace: entry_work order)
 	hw_breakpoint_init();	// breakpoint PMU: DR0-DR3
 	fs_init();		// initramfs, /dev, /proc, /sys

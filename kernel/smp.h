@@ -15,5 +15,8 @@ void smp_boot_aps(void);
  * waits it runs the calls other CPUs send it, so two CPUs calling each
  * other do not deadlock. */
 int smp_call_function_single(int cpu, void (*fn)(void *arg), void *arg);
+/* Run the call another CPU posted to this one, if any (interrupts off):
+ * what a CPU spinning for a lock does, so that the holder may wait for it. */
+void smp_poll_calls(void);
 /* IPIs the CPU has taken (for tests). */
 unsigned long smp_calls_taken(int cpu);

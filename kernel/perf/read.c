@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "layout.h"
 #include "../fd.h"
+#include "../kernel_lock.h"
 #include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
@@ -50,8 +51,12 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
 	struct perf_event *e = f->priv;
 
-	if (unlikely(f->read_format || e->state == PERF_EVENT_STATE_ERROR || e->nr_copies))
-		return read_formatted(e, f->read_format, ubuf, n);
+	if (unlikely(f->read_format || e->state == PERF_EVENT_STATE_ERROR || e->nr_copies)) {
+		kernel_lock();	/* lockless_read: only the fast path goes without */
+		long ret = read_formatted(e, f->read_format, ubuf, n);
+		kernel_unlock();
+		return ret;
+	}
 	if (unlikely(n < sizeof(uint64_t)))
 		return -ENOSPC;
 	cli();

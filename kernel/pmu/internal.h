@@ -9,7 +9,6 @@
 #define X86_PMC_IDX_FIXED	32
 #define X86_PMC_IDX_MAX		64
 #define X86_PMC_MAX_FIXED	16
-#define BIT_ULL(n)		(1ull << (n))
 /* RDPMC's ECX for fixed counter n is this | n (SDM Vol. 2B RDPMC). */
 #define RDPMC_FIXED		(1u << 30)
 

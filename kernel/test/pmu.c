@@ -12,6 +12,7 @@
 #include "../x86.h"
 #include "../lib/string.h"
 #include "../pmu/intel.h"
+#include "../pmu/pmu.h"
 #include "../pmu/sim.h"
 #include <asm/perf_regs.h>
 #include <asm-generic/errno.h>
@@ -177,7 +178,12 @@ struct cpu_model_check {
 static void check_model_here(void *arg)
 {
 	struct cpu_model_check *r = arg;
+	/* An IPI that ends an idle CPU's halt runs with its model stopped
+	 * (halted time counts in neither ring): run it as after the halt. */
+	bool halted = this_sim()->halted;
 
+	if (halted)
+		pmu_sim_halt(false);
 	r->lvt = apic_read(APIC_LVT_PERF);
 	r->pmi = this_sim()->pmi == x86_pmu_handle_irq;
 	model_borrow();
@@ -187,6 +193,8 @@ static void check_model_here(void *arg)
 	uint64_t c1 = count_kernel_loop(PMC(TEST_GP), 1000);
 	r->loop_diff = count_kernel_loop(PMC(TEST_GP), 4000) - c1;
 	model_return();
+	if (halted)
+		pmu_sim_halt(true);
 }
 
 KTEST(pmu_model_counts_on_every_cpu)
