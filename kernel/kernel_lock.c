@@ -28,10 +28,14 @@ static int *depth(void)
 	return current ? &current->kernel_lock_depth : &this_cpu()->idle_lock_depth;
 }
 
+/* PAUSE also hands QEMU's round robin to the next vCPU (the holder, maybe)
+ * at once, where a bare loop would spin out its whole time slice. */
 static void acquire(void)
 {
-	while (!spin_trylock(&big_kernel_lock))
+	while (!spin_trylock(&big_kernel_lock)) {
 		smp_poll_calls();
+		pause();
+	}
 }
 
 void kernel_lock(void)
