@@ -2,17 +2,21 @@
  * errnos (Linux 6.1's), getcpu on each CPU, /sys/devices/system/cpu/{online,possible,present}
  * and /proc/cpuinfo agreeing with the mask; on pmuos's simulated PMU, exact instruction
  * counts of a thread pinned to each CPU, a task's event following it across CPUs, and no tick
- * for a task alone on its CPU. With one CPU the tests that need two say SKIP. */
+ * for a task alone on its CPU; munmap and mprotect reaching a thread that reads the page on
+ * another CPU (TLB shootdown). With one CPU the tests that need two say SKIP. */
 #include "file.h"
 #include "ktap.h"
 #include "perf.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -242,4 +246,84 @@ TEST(no_tick_for_a_task_alone_on_its_cpu)
 	ASSERT_EQ(pthread_join(th, NULL), 0);
 	pin(-1);
 	close(fd);
+}
+
+/* ---- a page taken away from under a thread on another CPU ---- */
+
+static char *volatile page;
+static volatile int taken, stale_reads, faulted;
+static int reading[2];		/* a pipe: the reader's word that it reads the page */
+static sigjmp_buf reader_jmp;
+
+static void reader_fault(int sig)
+{
+	(void)sig;
+	siglongjmp(reader_jmp, 1);
+}
+
+/* On CPU 1, reads the page until a read faults; a read that works after the page was taken
+ * away (taken was already set) is stale. Gives up after many of them. */
+static void *reader(void *arg)
+{
+	(void)arg;
+	pin(1);
+	if (sigsetjmp(reader_jmp, 1) == 0) {
+		(void)*(volatile char *)page;
+		ASSERT_EQ(write(reading[1], "r", 1), 1);
+		while (stale_reads < 100000) {
+			int gone = taken;
+			(void)*(volatile char *)page;
+			stale_reads += gone;
+		}
+		return NULL;
+	}
+	faulted = 1;
+	return NULL;
+}
+
+/* The page goes (munmap) or becomes unreadable (mprotect PROT_NONE) on CPU 0 while the
+ * reader has it in its TLB on CPU 1: the reader's next read after the call faults. */
+static void take_page_from_reader(bool unmap)
+{
+	struct sigaction sa = { .sa_handler = reader_fault };
+	pthread_t th;
+
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	pin(0);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(page, MAP_FAILED);
+	page[0] = 1;
+	taken = stale_reads = faulted = 0;
+	ASSERT_EQ(pipe(reading), 0);
+	ASSERT_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, reader, NULL), 0);
+	char c;
+	ASSERT_EQ(read(reading[0], &c, 1), 1);	/* asleep, not in the reader's way */
+	perf_loop(100000);	/* the reader reads meanwhile */
+	if (unmap)
+		ASSERT_EQ(munmap(page, 4096), 0);
+	else
+		ASSERT_EQ(mprotect(page, 4096, PROT_NONE), 0);
+	taken = 1;
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	EXPECT_EQ(faulted, 1);
+	EXPECT_EQ(stale_reads, 0);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGSEGV, &sa, NULL);
+	if (!unmap)
+		munmap(page, 4096);
+	close(reading[0]);
+	close(reading[1]);
+	pin(-1);
+}
+
+TEST(munmap_reaches_a_reader_on_another_cpu)
+{
+	take_page_from_reader(true);
+}
+
+TEST(mprotect_reaches_a_reader_on_another_cpu)
+{
+	take_page_from_reader(false);
 }
