@@ -192,6 +192,36 @@ TEST(task_event_follows_across_cpus)
 	close(fd);
 }
 
+/* PERF_SAMPLE_CPU says where the sample was taken: a write fault on a fresh page, sampled by
+ * the page-fault software event (both kernels have it), on each CPU in turn. */
+TEST(sample_cpu_is_the_cpu_that_ran)
+{
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_CPU);
+	int fd = perf_open(&attr, 0, -1, -1, 0);
+
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 1);
+	for (int cpu = 0; cpu < online_cpus(); cpu++) {
+		struct { struct perf_event_header h; uint32_t cpu, res; } rec;
+		uint64_t pos = pc->data_head;
+		pin(cpu);
+		char *m = mmap(NULL, PERF_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		ASSERT_NE(m, MAP_FAILED);
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		m[0] = 1;
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		munmap(m, PERF_PAGE);
+		ASSERT_NE(perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, &rec, sizeof(rec)), NULL);
+		EXPECT_EQ(rec.cpu, cpu);
+		EXPECT_EQ(rec.res, 0);
+		pc->data_tail = pos;
+	}
+	pin(-1);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
 static volatile int spin_cpu = -1, spinner_on = -1;
 
 /* Runnable all along on spin_cpu, until it is -1. */
