@@ -15,7 +15,8 @@ void schedule(void);
 /* Something another task waits for has happened (a futex wake, pipe
  * data, a new task): before returning to user mode, the woken task takes
  * the CPU if it is well behind this one in virtual runtime, else it waits
- * for this one to sleep or for the tick. */
+ * for this one to sleep or for the tick. Every other CPU with a sleeping
+ * task gets the reschedule IPI and looks at its own queue. */
 void sched_wakeup(void);
 /* sched_yield(2): the next runnable task, this one staying runnable. */
 void sched_yield(void);
