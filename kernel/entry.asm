@@ -267,6 +267,7 @@ extern syscall_full
 extern syscall_exit_full
 extern syscall_fast_table
 extern unknown_syscall
+extern syscall_locked
 GDT_USER_DS equ 0x2b
 GDT_USER_CS equ 0x33
 NR_SYSCALLS equ 512
@@ -374,13 +375,12 @@ syscall_entry:
 ; The fast table's entry for a syscall that reads or rewrites the whole
 ; frame: complete it, call the handler, return through the full exit.
 %macro FULL_FRAME_SYSCALL 1
-extern %1
 global full_frame_%1
 full_frame_%1:
 	pop r11				; not back to syscall_entry's .done
 	COMPLETE_FRAME
 	mov rcx, r10			; the fourth argument again
-	call %1
+	call syscall_locked		; %1 inside the kernel lock
 	cli
 	mov [rsp + PT_RAX], rax
 	mov rdi, rsp
@@ -402,7 +402,9 @@ syscall_unknown_stub:
 	mov rdi, rax
 	jmp unknown_syscall
 
-; void context_switch(uint64_t *save_rsp, uint64_t load_rsp)
+; void context_switch(uint64_t *save_rsp, uint64_t load_rsp, uint32_t *unlock)
+; Frees the kernel lock (*unlock = 0) once the outgoing stack is saved: from
+; then on another CPU may resume it (x86 stores are seen in order).
 global context_switch
 context_switch:
 	push rbp
@@ -412,6 +414,7 @@ context_switch:
 	push r14
 	push r15
 	mov [rdi], rsp
+	mov dword [rdx], 0
 	mov rsp, rsi
 	pop r15
 	pop r14

@@ -1,6 +1,7 @@
 /* The subscribers of user-mode entry and exit work, and the syscall entry
  * point that follows them. */
 #include "entry_work.h"
+#include "kernel_lock.h"
 #include "panic.h"
 #include "sched.h"
 #include "signal.h"
@@ -74,14 +75,20 @@ void user_exit_work(struct pt_regs *regs)
 {
 	bool nmi = regs->vector == X86_TRAP_NMI;
 
+	bool locked = (this_cpu()->user_work & (USER_WORK_RESCHED | USER_WORK_SIGNAL)) && !nmi;
+
+	if (locked)
+		kernel_lock();	/* the scheduler's and the signals' state */
 	if ((this_cpu()->user_work & USER_WORK_RESCHED) && !nmi)
-		schedule();	/* back here when this task runs again */
+		schedule();	/* back here when this task runs again, maybe on another CPU */
 	if ((this_cpu()->user_work & USER_WORK_SIGNAL) && !nmi) {
 		if (current)
 			signal_deliver(regs);	/* and a restart with none to deliver */
 		if (!current || !signal_pending(current))
 			__atomic_fetch_and(&this_cpu()->user_work, ~USER_WORK_SIGNAL, __ATOMIC_RELAXED);
 	}
+	if (locked)
+		kernel_unlock();
 	this_cpu()->user_return_timer_reg = &no_timer;
 	for (struct entry_work *w = subscribers; w; w = w->next)
 		if ((this_cpu()->user_work & w->bit) && w->user_exit && (w->nmi || !nmi))

@@ -251,6 +251,8 @@ int exec_at(struct task *t, int dirfd, const char *path, unsigned lookup,
 		wrmsr(MSR_KERNEL_GS_BASE, 0);	/* the user's GS, swapped out */
 		__asm__ volatile("fxrstor64 %0" : : "m"(t->fpu));
 	}
+	if (t->vfork_parent)
+		sched_kick(t->vfork_parent);	/* it may sleep on another CPU */
 	t->vfork_parent = NULL;		/* the parent of a vfork runs on */
 	perf_event_exec_events(t);	/* enable_on_exec, remove_on_exec */
 	perf_event_exec(t);		/* COMM (exec) and MMAP records of the new program */

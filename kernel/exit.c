@@ -173,6 +173,7 @@ __noreturn void task_exit(int wstatus, bool group)
 		}
 		notify_parent(leader);
 	}
+	sched_wakeup();	/* waiters on other CPUs (wait4, exec, a vfork parent) look */
 	schedule();
 	panic("an exited task was resumed");
 }

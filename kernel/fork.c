@@ -132,6 +132,7 @@ static long do_clone(const struct clone_args_k *ca)
 	}
 	t->pgid = p->pgid;
 	t->sid = p->sid;
+	t->cpus_allowed = p->cpus_allowed;
 	t->fs_base = flags & CLONE_SETTLS ? ca->tls : p->fs_base;
 	t->gs_base = p->gs_base;
 	__asm__ volatile("fxsave64 %0" : "=m"(t->fpu));	/* the creator's live state */

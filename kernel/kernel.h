@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BIT_ULL(n)		(1ull << (n))
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)

@@ -17,6 +17,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
 #include "perf/perf.h"
 #include "pmu/breakpoint.h"
@@ -65,7 +66,6 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	tsc_init();		// TSC and LAPIC timer frequency
 	clock_init();		// the clocks
 	timer_init();		// deadline queue
-	syscall_init();		// SYSCALL/SYSRET
 	perf_init();		// perf core
 	sw_pmu_init();		// software events
 	perf_persistent_init();	// persistent events
@@ -75,7 +75,9 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	printk("pmuos 0.1\n");
 	print_banner();
 	acpi_init();		// RSDP, MADT
-	smp_boot_aps();		// the other CPUs, parked idle
+	smp_boot_aps();		// the other CPUs, in their idle loops
+	syscall_init();		// SYSCALL/SYSRET (the fast table: the kernel lock or not)
+	sched_init();		// run queues, reschedule IPI
 	x86_pmu_init();		// hardware PMU, or its model (after itrace: entry_work order)
 	hw_breakpoint_init();	// breakpoint PMU: DR0-DR3
 	fs_init();		// initramfs, /dev, /proc, /sys

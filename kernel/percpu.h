@@ -50,6 +50,7 @@ struct cpu {
 	uintptr_t percpu_offset;	/* per_cpu_ptr()'s: this CPU's copy of .bss.percpu */
 	struct task *curr;		/* the running task; NULL: the kernel's own loop */
 	uint64_t idle_rsp;		/* the scheduler loop's stack while a task runs */
+	int idle_lock_depth;		/* the idle loop's holds of the kernel lock */
 	struct tss tss;
 	uint64_t gdt[10] __aligned(16);	/* the same flat segments on every CPU, its own TSS */
 	uint64_t ist_tops[IST_COUNT + 1];
@@ -79,9 +80,13 @@ static inline struct cpu *this_cpu(void)
 	return c;
 }
 
+/* The running CPU's id in one load, as get_current() reads current. */
 static inline int smp_processor_id(void)
 {
-	return this_cpu()->id;
+	int id;
+
+	__asm__("movl %%gs:%c1, %0" : "=r"(id) : "i"(offsetof(struct cpu, id)), "m"(cpus[0]));
+	return id;
 }
 
 /*

@@ -186,6 +186,7 @@ int signal_send(struct task *t, int sig, const siginfo_t *info)
 	int r = send_locked(t, sig, info);
 
 	user_work_signal();	/* t may be current: look on the way out */
+	sched_kick(t);		/* or run on another CPU: look there */
 	irq_restore(flags);
 	return r;
 }

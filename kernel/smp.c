@@ -7,10 +7,9 @@
  * its LAPIC, says it is online and halts with interrupts on, waiting for
  * work. One CPU starts at a time: they share the trampoline page.
  *
- * What the APs do not do yet (the SMP scheduling step): run tasks, take
- * timers (their LAPIC timers stay masked), count with the PMU (their
- * per-CPU PMU model state is zero) or hold perf events (perf_event_open
- * accepts cpu 0 only, and /sys/devices/system/cpu/online says 0). */
+ * Each AP sets up its own LAPIC timer (its timer queue) as it comes up,
+ * its PMU state when x86_pmu_init sends it x86_pmu_init_cpu, and runs its
+ * run queue's tasks from its idle loop (sched_idle). */
 #include "smp.h"
 #include "spinlock.h"
 #include "traps.h"
@@ -20,10 +19,12 @@
 #include "cpu.h"
 #include "gdt.h"
 #include "idt.h"
+#include "kernel_lock.h"
 #include "multiboot.h"
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "sched.h"
 #include "syscall.h"
 #include "timer.h"
 #include "tsc.h"
@@ -117,14 +118,12 @@ static void __noreturn smp_ap_entry(struct cpu *c)
 	cpu_init_features();	// NX, SMEP, SMAP, SSE
 	syscall_init_cpu();	// SYSCALL MSRs
 	apic_init_cpu();	// its LAPIC
+	timer_init_cpu();	// its LAPIC timer: its own timer queue
 	assert(apic_id() == c->apic_id);	/* the MADT's id is the CPU's */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	/* The idle loop with nothing to do: no task, no timer (its LAPIC
-	 * timer is masked and its timer queue unused until the scheduling
-	 * step sets them up). An IPI (IRQ_VECTOR_CALL_FUNCTION) is the only
-	 * interrupt it takes. */
-	for (;;)
-		sti_hlt();
+	sti();
+	sched_idle(NULL, NULL);	// its run queue's tasks, for ever
+	panic("idle loop of CPU %d returned", c->id);
 }
 
 /* Where the trampoline's symbol sym lies in its copy at physical page. */
@@ -169,7 +168,7 @@ void smp_boot_aps(void)
 	bool stuck = false;
 
 	bsp->apic_id = apic_id();
-	irq_register(IRQ_VECTOR_CALL_FUNCTION, call_function_interrupt);
+	irq_register_lockless(IRQ_VECTOR_CALL_FUNCTION, call_function_interrupt);
 	for (int i = 0; i < acpi_madt.nr_cpus && (unsigned long)nr_cpus < MIN(max, NR_CPUS); i++) {
 		uint32_t id = acpi_madt.apic_ids[i];
 		if (id == bsp->apic_id)
@@ -186,6 +185,7 @@ void smp_boot_aps(void)
 			}
 			copy_trampoline(page, build_tables());
 		}
+		kernel_lock_enable();	/* before another CPU runs kernel code */
 		struct cpu *c = percpu_alloc(nr_cpus, id);
 		if (!start_ap(c, page)) {
 			/* It may still wake up later and use its struct, its stacks
@@ -204,7 +204,7 @@ void smp_boot_aps(void)
 	printk("pmuos: SMP: %d CPU%s up (", nr_cpus, nr_cpus == 1 ? "" : "s");
 	for (int i = 0; i < nr_cpus; i++)
 		printk("%sAPIC id %u", i ? ", " : "", cpus[i]->apic_id);
-	printk(")%s\n", nr_cpus > 1 ? "; CPUs past 0 idle: no tasks or events run there yet" : "");
+	printk(")\n");
 }
 
 /* ---- calls on another CPU ---- */
@@ -224,8 +224,7 @@ struct call_box {
 };
 static DEFINE_PER_CPU(struct call_box, call_box);
 
-/* Run the request posted to this CPU, if any (interrupts off). */
-static void run_posted_call(void)
+void smp_poll_calls(void)
 {
 	struct call_box *box = this_cpu_ptr(&call_box);
 	struct smp_call *req = __atomic_load_n(&box->req, __ATOMIC_ACQUIRE);
@@ -240,7 +239,7 @@ static void run_posted_call(void)
 
 static void call_function_interrupt(struct pt_regs *regs)
 {
-	run_posted_call();
+	smp_poll_calls();
 }
 
 int smp_call_function_single(int cpu, void (*fn)(void *arg), void *arg)
@@ -260,11 +259,11 @@ int smp_call_function_single(int cpu, void (*fn)(void *arg), void *arg)
 	/* Interrupts stay off: a task switch while the box is held would
 	 * leave the next sender spinning on this CPU. */
 	while (!spin_trylock(&box->lock))
-		run_posted_call();	/* another sender holds it: take our own calls */
+		smp_poll_calls();	/* another sender holds it: take our own calls */
 	__atomic_store_n(&box->req, &req, __ATOMIC_RELEASE);
 	apic_send_ipi(cpus[cpu]->apic_id, APIC_DM_FIXED | IRQ_VECTOR_CALL_FUNCTION);
 	while (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE)) {
-		run_posted_call();
+		smp_poll_calls();
 		pause();
 	}
 	spin_unlock(&box->lock);

@@ -1,8 +1,9 @@
 /* What a process asks about its limits and the machine: getrlimit,
- * setrlimit, prlimit64, sysinfo, sched_getaffinity, getgroups, and the
+ * setrlimit, prlimit64, sysinfo, sched_{get,set}affinity, getgroups, and the
  * robust futex list's head (futex.c walks it at exit). */
 #include "syscall.h"
 #include "fd.h"
+#include "sched.h"
 #include "task.h"
 #include "tsc.h"
 #include "x86.h"
@@ -107,17 +108,26 @@ long sys_sysinfo(long uinfo)
 	return copy_to_user((void *)uinfo, &si, sizeof(si)) ? -EFAULT : 0;
 }
 
-/* One CPU runs tasks (the APs idle, smp.c): the mask has bit 0; its length
- * in bytes is the answer. SMP: the CPUs tasks may run on. */
+/* Linux 6.1's rules: a mask is one long here (nr_cpu_ids <= 64), get asks
+ * for a whole number of longs covering every CPU and answers the bytes it
+ * wrote; set takes the bytes given (zero beyond), keeps the online CPUs of
+ * the mask and refuses one without any (EINVAL). pid is any thread's id,
+ * 0 the caller. */
+static struct task *affinity_task(long pid)
+{
+	return pid ? task_by_pid((int)pid) : current;
+}
+
 long sys_sched_getaffinity(long pid, long len, long umask)
 {
 	pid = (int)pid, len = (unsigned)len;
-	uint64_t mask = 1;
 
 	if (len < NR_CPUS_MASK || (len & (sizeof(long) - 1)))
 		return -EINVAL;
-	if (pid && pid != current->pid)
+	struct task *t = affinity_task(pid);
+	if (!t)
 		return -ESRCH;
+	uint64_t mask = t->cpus_allowed & cpus_online_mask();
 	return copy_to_user((void *)umask, &mask, sizeof(mask)) ? -EFAULT : NR_CPUS_MASK;
 }
 
@@ -126,11 +136,16 @@ long sys_sched_setaffinity(long pid, long len, long umask)
 	pid = (int)pid, len = (unsigned)len;
 	uint64_t mask = 0;
 
-	if (pid && pid != current->pid)
-		return -ESRCH;
 	if (copy_from_user(&mask, (void *)umask, MIN((size_t)MAX(len, 0l), sizeof(mask))))
 		return -EFAULT;
-	return mask & 1 ? 0 : -EINVAL;	/* no CPU of the mask is online */
+	struct task *t = affinity_task(pid);
+	if (!t)
+		return -ESRCH;
+	mask &= cpus_online_mask();
+	if (!mask)
+		return -EINVAL;	/* no CPU of the mask is online */
+	sched_set_allowed(t, mask);
+	return 0;
 }
 
 /* Root with no supplementary groups, as Linux's init. */

@@ -1,5 +1,5 @@
 /* Resource use and scheduling policy: getrusage, times, getcpu, and the
- * sched_{get,set}{scheduler,param} family. One CPU runs every task round
+ * sched_{get,set}{scheduler,param} family. Each CPU runs its tasks round
  * robin, so the only policy is SCHED_OTHER at priority 0; the real-time and
  * idle policies, which Linux grants root, are refused with EPERM. CPU time
  * is not split by privilege level: all of it reads as user time. */
@@ -65,11 +65,12 @@ long sys_times(long ubuf)
 	return jiffies * USER_HZ / HZ;
 }
 
+/* A lockless syscall (syscall.c): the CPU it ran on, node 0. */
 long sys_getcpu(long ucpu, long unode, long ucache)
 {
-	unsigned zero = 0;
+	unsigned zero = 0, cpu = smp_processor_id();
 
-	if ((ucpu && put_user(zero, (unsigned *)ucpu)) ||
+	if ((ucpu && put_user(cpu, (unsigned *)ucpu)) ||
 	    (unode && put_user(zero, (unsigned *)unode)))
 		return -EFAULT;
 	return 0;

@@ -2,6 +2,7 @@
  * numbers return -ENOSYS and are logged once each. */
 #include "syscall.h"
 #include "entry_work.h"
+#include "kernel_lock.h"
 #include "gdt.h"
 #include "printk.h"
 #include "signal.h"
@@ -202,6 +203,43 @@ long unknown_syscall(unsigned long nr)
 	return -ENOSYS;
 }
 
+/* The syscalls that take no kernel lock (kernel_lock.c): what they touch is
+ * the caller's own, and issue 18 tunes them. read decides for itself
+ * (sys_read_lockless: without it for a perf event's fast path). */
+static const unsigned lockless[] = { __NR_getpid, __NR_gettid, __NR_getcpu };
+
+static bool is_lockless(unsigned long nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lockless); i++)
+		if (lockless[i] == nr)
+			return true;
+	return false;
+}
+
+/* Every other handler runs inside the kernel lock: this stands in the fast
+ * table for it, and the full-frame stubs call it, with the number from the
+ * frame (entry.asm saves it for a restart). */
+long syscall_locked(long a, long b, long c, long d, long e, long f)
+{
+	syscall_fn fn = table[current->regs->error_code];
+
+	kernel_lock();
+	long ret = fn(a, b, c, d, e, f);
+	kernel_unlock();
+	return ret;
+}
+
+/* What the entry calls for nr: its handler, or syscall_locked for it; the
+ * handler itself while the kernel lock is off (one CPU). */
+static syscall_fn entry_fn(unsigned long nr)
+{
+	if (nr >= NR_SYSCALLS || !table[nr])
+		return NULL;
+	if (!kernel_lock_on || is_lockless(nr))
+		return table[nr];
+	return nr == __NR_read ? (syscall_fn)(void (*)(void))sys_read_lockless : syscall_locked;
+}
+
 /* The syscalls that read or rewrite the whole user frame: on the fast path
  * their stubs (entry.asm's FULL_FRAME_SYSCALL) complete it first. */
 extern char full_frame_sys_rt_sigreturn[], full_frame_sys_fork[], full_frame_sys_vfork[], full_frame_sys_clone[], full_frame_sys_clone3[], full_frame_sys_execve[], full_frame_sys_execveat[];
@@ -228,7 +266,7 @@ static void fast_table_init(void)
 	extern char syscall_unknown_stub[];
 
 	for (int nr = 0; nr < NR_SYSCALLS; nr++)
-		syscall_fast_table[nr] = table[nr] ? (const void *)table[nr] : syscall_unknown_stub;
+		syscall_fast_table[nr] = table[nr] ? (const void *)entry_fn(nr) : syscall_unknown_stub;
 	for (size_t i = 0; i < ARRAY_SIZE(full_frame); i++)
 		syscall_fast_table[full_frame[i].nr] = full_frame[i].stub;
 }
@@ -258,7 +296,7 @@ bool syscall_exit_full(struct pt_regs *regs)
 bool syscall_full(struct pt_regs *regs, uint64_t entry_tsc)
 {
 	unsigned long nr = regs->error_code;
-	syscall_fn fn = nr < NR_SYSCALLS ? table[nr] : NULL;
+	syscall_fn fn = entry_fn(nr);
 
 	user_entry_work(regs, entry_tsc);	/* before anything reads the frame */
 	sti();

@@ -19,6 +19,7 @@ long unknown_syscall(unsigned long nr);
 
 /* The syscalls, grouped by the file that implements them. */
 long sys_read(long fd, long ubuf, long n);
+long sys_read_lockless(long fd, long ubuf, long n);
 long sys_write(long fd, long ubuf, long n);
 long sys_readv(long fd, long uiov, long iovcnt);
 long sys_writev(long fd, long uiov, long iovcnt);

@@ -418,16 +418,24 @@ static const struct entry cpu0_entries[] = {
 	ENTRY("topology", &table_dir, .data = topology_entries),
 	{ 0 },
 };
+/* Every CPU that came up, as a cpulist ("0", "0-3"): all of them are online,
+ * possible and present (no hotplug). */
+static int cpus_show(const struct node *n, char *buf, size_t size)
+{
+	if (nr_cpus == 1)
+		return clip(snprintf(buf, size, "0\n"), size);
+	return clip(snprintf(buf, size, "0-%d\n", nr_cpus - 1), size);
+}
+
+static const struct node_type cpus_file = { SYSFS_FILE, .show = cpus_show };
+
 /* glibc's sysconf(_SC_NPROCESSORS_ONLN) reads online, and the perf tool
- * opens a per-CPU event on each online CPU. The application processors are
- * up but only idle (smp.c): no task or event runs there, so user space sees
- * cpu 0 alone here, in /proc/cpuinfo and in sched_getaffinity, as
- * perf_event_open's cpu argument does (PERF_NR_CPUS); the SMP scheduling
- * step lists 0..nr_cpus-1. */
+ * opens a per-CPU event on each online CPU. Only cpu0 has its directory
+ * (its caches and topology) yet. */
 static const struct entry cpu_entries[] = {
 	ENTRY("cpu0", &table_dir, .data = cpu0_entries),
-	TEXT("kernel_max", "0"), TEXT("offline", ""), TEXT("online", "0"),
-	TEXT("possible", "0"), TEXT("present", "0"), { 0 },
+	TEXT("kernel_max", "0"), TEXT("offline", ""), ENTRY("online", &cpus_file),
+	ENTRY("possible", &cpus_file), ENTRY("present", &cpus_file), { 0 },
 };
 static const struct entry system_entries[] = {
 	ENTRY("cpu", &table_dir, .data = cpu_entries), { 0 } };

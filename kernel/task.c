@@ -164,6 +164,7 @@ int task_run_init(void)
 	if (!t || !(t->fds = fd_table_new()) || (err = dev_open_console(t->fds)))
 		goto fail;
 	t->pgid = t->sid = t->pid;	/* pid 1, the session leader of the console */
+	t->cpus_allowed = cpus_online_mask();
 	if ((err = signal_init(&t->sig)))
 		goto fail;
 	struct pt_regs *regs = (struct pt_regs *)t->kstack_top - 1;

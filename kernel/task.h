@@ -1,7 +1,7 @@
 /* Tasks: threads and the processes (thread groups) they make up, as Linux's
  * task_struct. A task shares its address space, descriptors and signal
  * actions with the threads of its process (CLONE_VM, CLONE_FILES,
- * CLONE_SIGHAND); the scheduler (sched.c) runs one at a time on the one CPU. */
+ * CLONE_SIGHAND); the scheduler (sched.c) runs one at a time on each CPU. */
 #pragma once
 #include "fd.h"
 #include "kernel.h"
@@ -38,6 +38,11 @@ struct task {
 					 * real_parent): PR_SET_PDEATHSIG fires when that
 					 * thread exits; NULL: the kernel */
 	struct task *next;		/* all tasks, by pid (sched.c) */
+	struct task *rq_next;		/* its run queue's tasks, by pid (sched.c) */
+	int cpu;			/* the CPU whose run queue holds it */
+	uint64_t cpus_allowed;		/* sched_setaffinity's mask: bit n, CPU n */
+	bool migrated;			/* moved to another CPU's queue since it last ran */
+	int kernel_lock_depth;		/* its holds of the kernel lock (kernel_lock.c) */
 	enum task_state state;
 	char comm[TASK_COMM_LEN];	/* the program file's basename, as Linux's comm */
 	char exe[TASK_EXE_LEN];		/* the program's absolute path, for MMAP records */

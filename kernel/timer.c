@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "kernel.h"
 #include "percpu.h"
+#include "smp.h"
 #include "traps.h"
 #include "tsc.h"
 #include "x86.h"
@@ -12,9 +13,9 @@
 #define MSR_IA32_TSC_DEADLINE 0x6e0
 
 /* Each CPU's queue, on its own LAPIC timer; a timer is queued and run on
- * one CPU, the one that added it (interrupts off is the queue's lock).
- * SMP: timer_del from another CPU than the one that queued the timer needs
- * the timer to remember its CPU and that queue a lock. */
+ * one CPU, the one that added it (t->cpu), and only that CPU touches its
+ * queue (interrupts off is the queue's lock): another CPU takes a timer
+ * off it by IPI (a task that moved deletes the timer it armed before). */
 static DEFINE_PER_CPU(struct timer *, timer_queue);
 
 static struct timer **this_queue(void)
@@ -54,7 +55,19 @@ static void unlink(struct timer *t)
 		}
 	}
 	t->pending = false;
-	timers_pending--;
+	__atomic_fetch_sub(&timers_pending, 1, __ATOMIC_RELAXED);
+}
+
+static void del_here(void *arg)
+{
+	struct timer *t = arg;
+
+	if (t->pending) {
+		bool first = *this_queue() == t;
+		unlink(t);
+		if (first)
+			arm();
+	}
 }
 
 void timer_add(struct timer *t, uint64_t deadline)
@@ -62,15 +75,18 @@ void timer_add(struct timer *t, uint64_t deadline)
 	uint64_t flags = irq_save();
 	struct timer **head = this_queue(), **link = head;
 
-	if (t->pending)
+	if (t->pending && t->cpu == smp_processor_id())
 		unlink(t);
+	else if (t->pending)
+		timer_del(t);
+	t->cpu = smp_processor_id();
 	t->deadline = deadline;
 	while (*link && (*link)->deadline <= deadline)
 		link = &(*link)->next;
 	t->next = *link;
 	*link = t;
 	t->pending = true;
-	timers_pending++;
+	__atomic_fetch_add(&timers_pending, 1, __ATOMIC_RELAXED);
 	if (*head == t)
 		arm();
 	irq_restore(flags);
@@ -82,12 +98,10 @@ void timer_del(struct timer *t)
 		return;		/* only the timer's owner queues it: no race */
 	uint64_t flags = irq_save();
 
-	if (t->pending) {
-		bool first = *this_queue() == t;
-		unlink(t);
-		if (first)
-			arm();
-	}
+	if (t->cpu == smp_processor_id())
+		del_here(t);
+	else
+		smp_call_function_single(t->cpu, del_here, t);
 	irq_restore(flags);
 }
 
@@ -96,12 +110,12 @@ static void timer_interrupt(struct pt_regs *regs)
 	uint64_t now = rdtsc();
 	struct timer **head = this_queue();
 
-	timer_interrupts++;
+	__atomic_fetch_add(&timer_interrupts, 1, __ATOMIC_RELAXED);
 	while (*head && (*head)->deadline <= now) {
 		struct timer *t = *head;
 		*head = t->next;
 		t->pending = false;
-		timers_pending--;
+		__atomic_fetch_sub(&timers_pending, 1, __ATOMIC_RELAXED);
 		t->fn(t, regs);
 	}
 	arm();
@@ -110,6 +124,11 @@ static void timer_interrupt(struct pt_regs *regs)
 void timer_init(void)
 {
 	irq_register(IRQ_VECTOR_TIMER, timer_interrupt);
+	timer_init_cpu();
+}
+
+void timer_init_cpu(void)
+{
 	if (cpu_caps.tsc_deadline) {
 		apic_write(APIC_LVT_TIMER, APIC_TIMER_TSC_DEADLINE | IRQ_VECTOR_TIMER);
 	} else {

@@ -1,5 +1,6 @@
 /* Exception and interrupt dispatch, the register dump, the exception fixup table. */
 #include "traps.h"
+#include "kernel_lock.h"
 #include "apic.h"
 #include "entry_work.h"
 #include "nmi.h"
@@ -26,10 +27,19 @@ static irq_handler_t irq_handlers[256];
 unsigned long irq_count[256];
 unsigned long pmi_count;
 
+/* Vectors whose handlers take no kernel lock (kernel_lock.c). */
+static bool irq_lockless[256];
+
 void irq_register(unsigned vector, irq_handler_t handler)
 {
 	assert(vector >= 32 && vector < 256 && !irq_handlers[vector]);
 	irq_handlers[vector] = handler;
+}
+
+void irq_register_lockless(unsigned vector, irq_handler_t handler)
+{
+	irq_register(vector, handler);
+	irq_lockless[vector] = true;
 }
 
 static const struct extable_entry *search_extable(uint64_t rip)
@@ -82,6 +92,11 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 		nmi_dispatch(regs);
 		return;
 	}
+	/* Every other exception and interrupt may touch what the kernel lock
+	 * guards; the IPIs must not wait for it (their senders may hold it). */
+	bool locked = v < 32 || !irq_lockless[v];
+	if (locked)
+		kernel_lock();
 	if (v == X86_TRAP_DB && hw_breakpoint_handler(regs)) {
 		/* breakpoint hits alone: nothing for the program or the tracer */
 	} else if (v < 32) {
@@ -89,7 +104,7 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 			task_user_exception(regs);
 		else
 			kernel_exception(regs);
-	} else if (irq_count[v]++, v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
+	} else if (__atomic_fetch_add(&irq_count[v], 1, __ATOMIC_RELAXED), v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
 		if (irq_handlers[v])
 			irq_handlers[v](regs);
 		else
@@ -97,5 +112,7 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 		irq_exit_work(regs);
 		apic_eoi();
 	}
+	if (locked)
+		kernel_unlock();
 	/* entry.asm's trap_return runs the exit work on the way to user mode. */
 }

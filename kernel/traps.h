@@ -34,6 +34,7 @@ enum {
 #define IRQ_VECTOR_COM1		0x34	/* serial input: the lowest priority class in use */
 #define IRQ_VECTOR_TIMER	0xec
 #define IRQ_VECTOR_PERF_WORK	0xf6	/* self-IPI: perf work an NMI deferred */
+#define IRQ_VECTOR_RESCHEDULE	0xf7	/* IPI: look at the run queue again (sched.c) */
 #define IRQ_VECTOR_CALL_FUNCTION 0xf8	/* IPI: run a function on another CPU (smp.c) */
 #define IRQ_VECTOR_SPURIOUS	0xff
 
@@ -57,6 +58,9 @@ extern unsigned long irq_count[256];
 extern unsigned long pmi_count;
 
 void irq_register(unsigned vector, irq_handler_t handler);
+/* The same for an IPI whose handler takes no kernel lock (kernel_lock.c):
+ * it must touch only per-CPU state or what its sender waits on. */
+void irq_register_lockless(unsigned vector, irq_handler_t handler);
 /* For an in-kernel fault: resume at its fixup and return true, if it has one.
  * The fixup finds the exception vector in %rax. */
 bool fixup_exception(struct pt_regs *regs);

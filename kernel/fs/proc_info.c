@@ -132,7 +132,19 @@ static unsigned cache_kb(void)
 	return kb;
 }
 
+/* One paragraph per CPU that came up; the CPUID words are the reading CPU's
+ * (every CPU here is the same model). The topology is one package of
+ * single-threaded cores, numbered as the CPUs. */
+static void cpuinfo_show_cpu(int cpu, struct seq *s);
+
 static int cpuinfo_show(const struct proc_node *n, struct seq *s)
+{
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		cpuinfo_show_cpu(cpu, s);
+	return 0;
+}
+
+static void cpuinfo_show_cpu(int cpu, struct seq *s)
 {
 	const struct cpu_caps *cc = &cpu_caps;
 	uint32_t ebx1 = cpuid_reg(1, 0, 1), addr = cpuid_reg(0x80000008, 0, 0);
@@ -143,14 +155,15 @@ static int cpuinfo_show(const struct proc_node *n, struct seq *s)
 		brand++;
 	if (rdmsr_safe(0x8b, &ucode) == 0)		/* IA32_BIOS_SIGN_ID / PATCH_LEVEL */
 		ucode = cc->vendor == VENDOR_INTEL ? ucode >> 32 : (uint32_t)ucode;
-	seq_printf(s, "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
+	seq_printf(s, "processor\t: %d\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
 		   "model name\t: %s\nstepping\t: %u\nmicrocode\t: 0x%lx\n"
 		   "cpu MHz\t\t: %lu.%03lu\ncache size\t: %u KB\nphysical id\t: 0\n"
-		   "siblings\t: 1\ncore id\t\t: 0\ncpu cores\t: 1\napicid\t\t: %u\n"
+		   "siblings\t: %d\ncore id\t\t: %d\ncpu cores\t: %d\napicid\t\t: %u\n"
 		   "initial apicid\t: %u\nfpu\t\t: yes\nfpu_exception\t: yes\n"
 		   "cpuid level\t: %u\nwp\t\t: yes\nflags\t\t:",
-		   cc->vendor_id, cc->family, cc->model, *brand ? brand : "unknown", cc->stepping,
-		   ucode, khz / 1000, khz % 1000, cache_kb(), ebx1 >> 24, ebx1 >> 24, cc->max_leaf);
+		   cpu, cc->vendor_id, cc->family, cc->model, *brand ? brand : "unknown",
+		   cc->stepping, ucode, khz / 1000, khz % 1000, cache_kb(), nr_cpus, cpu, nr_cpus,
+		   cpus[cpu]->apic_id, cpus[cpu]->apic_id, cc->max_leaf);
 	for (size_t i = 0; i < ARRAY_SIZE(cpu_flags); i++) {
 		const struct cpu_flag *f = &cpu_flags[i];
 		if (cpuid_reg(f->leaf, f->sub, f->reg) & (1u << f->bit))
@@ -162,7 +175,6 @@ static int cpuinfo_show(const struct proc_node *n, struct seq *s)
 		   "power management:\n\n", khz * 2 / 1000, khz * 2 / 10 % 100,
 		   ((ebx1 >> 8) & 0xff) * 8, ((ebx1 >> 8) & 0xff) * 8, addr & 0xff,
 		   (addr >> 8) & 0xff);
-	return 0;
 }
 
 /* ---- meminfo ---- */

@@ -5,6 +5,7 @@
 #include "frames.h"
 #include "kmalloc.h"
 #include "paging.h"
+#include "tlb.h"
 #include "../panic.h"
 #include "../x86.h"
 #include "../lib/string.h"
@@ -47,8 +48,7 @@ void uspace_put(struct uspace *us)
 void uspace_destroy(struct uspace *us)
 {
 	uspace_unmap(us, 0, USER_END);
-	if (read_cr3() == us->pml4)
-		write_cr3(kernel_pml4_phys);
+	tlb_forget(us);
 	free_user_tables(us->pml4);
 	frame_free(us->pml4);
 	kfree(us);
@@ -57,7 +57,11 @@ void uspace_destroy(struct uspace *us)
 
 void uspace_activate(struct uspace *us)
 {
+	uint64_t flags = irq_save();	/* a shootdown sees the mask and CR3 agree */
+
+	tlb_load(us);
 	write_cr3(us ? us->pml4 : kernel_pml4_phys);
+	irq_restore(flags);
 }
 
 struct vma *vma_find(struct uspace *us, uint64_t addr)
@@ -232,6 +236,7 @@ int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 	if (lo >= hi)
 		return 0;			/* nothing was there */
 	prune_tables(us->pml4, lo, hi, 3);	/* the tables go as Linux's free_pgtables */
+	tlb_shootdown(us);
 	if (hi > us->covered_from)
 		us->covered_from = MIN(hi, us->mmap_base);	/* what is left above hi */
 	return 0;
@@ -264,6 +269,7 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 			invlpg(va);
 		}
 	}
+	tlb_shootdown(us);
 	return 0;
 }
 
@@ -278,6 +284,7 @@ int uspace_discard(struct uspace *us, uint64_t start, uint64_t end)
 		a = v->end;
 	}
 	unmap_range(us, start, end);
+	tlb_shootdown(us);
 	return 0;
 }
 
@@ -334,8 +341,12 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 	    !(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -EFAULT;
 	pte_t *e = pte_walk(us->pml4, addr, false);
-	if (e && (*e & PTE_P) && write && (*e & PTE_COW))
-		return break_cow(e, ALIGN_DOWN(addr, PAGE_SIZE));
+	if (e && (*e & PTE_P) && write && (*e & PTE_COW)) {
+		int err = break_cow(e, ALIGN_DOWN(addr, PAGE_SIZE));
+		if (!err)
+			tlb_shootdown(us);	/* the other threads' entries: the old frame */
+		return err;
+	}
 	if (e && (*e & PTE_P))
 		return -EFAULT;		/* present: a real protection fault */
 	if (filled)
@@ -402,8 +413,10 @@ struct uspace *uspace_copy(struct uspace *src)
 		if (copy_pages(us, src, v))
 			goto fail;
 	}
+	tlb_shootdown(src);	/* its threads elsewhere: the pages are copy-on-write now */
 	return us;
 fail:
+	tlb_shootdown(src);
 	uspace_put(us);
 	return NULL;
 }

@@ -48,6 +48,7 @@ struct uspace {
 	uint64_t mmap_base;	/* top-down mmap allocations start below this */
 	uint64_t covered_from;	/* VMAs cover [covered_from, mmap_base) without a gap */
 	int refs;		/* tasks sharing it (CLONE_VM) */
+	uint64_t cpus_loaded;	/* the CPUs that have it in CR3 (tlb.c) */
 	char interp[64];	/* the dynamic loader's path, "" for a static program */
 	/* Where the loader put argv's and envp's strings and the initial sp
 	 * (Linux's mm->arg_start ...): /proc/PID/cmdline, environ and stat. */

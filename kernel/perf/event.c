@@ -5,6 +5,7 @@
 #include "../clock.h"
 #include "../entry_work.h"
 #include "../panic.h"
+#include "../smp.h"
 #include "../task.h"
 #include "../tsc.h"
 #include "../x86.h"
@@ -256,7 +257,7 @@ static __always_inline int event_sched_in(struct perf_event *e)
 	if (e->pmu->add(e, PERF_EF_START))
 		return -EAGAIN;
 	set_state(e, PERF_EVENT_STATE_ACTIVE);
-	e->oncpu = 0;
+	e->oncpu = smp_processor_id();
 	perf_event_update_userpage(e);
 	return 0;
 }
@@ -579,18 +580,32 @@ void perf_event_read_update(struct perf_event *e)
 	uint64_t flags = irq_save();
 
 	ctx_time_update();
-	if (e->state == PERF_EVENT_STATE_ACTIVE)
-		e->pmu->read(e);
+	perf_event_fold(e);
 	update_times(e, ctx_time);
 	irq_restore(flags);
+}
+
+/* On the CPU the event was active on when the caller looked: it may have
+ * left the PMU since (its count is then folded) or moved on (the count
+ * misses what ran there since, as a read racing a migration may). */
+static void fold_here(void *arg)
+{
+	struct perf_event *e = arg;
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE && e->oncpu == smp_processor_id())
+		e->pmu->read(e);
+}
+
+void perf_event_fold_remote(struct perf_event *e)
+{
+	smp_call_function_single(e->oncpu, fold_here, e);
 }
 
 void perf_event_reset(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	if (e->state == PERF_EVENT_STATE_ACTIVE)
-		e->pmu->read(e);	/* fold the counter in; the times go on */
+	perf_event_fold(e);	/* the counter in; the times go on */
 	e->count = 0;
 	if (unlikely(e->rb))
 		perf_event_update_userpage(e);

@@ -161,12 +161,25 @@ static inline uint64_t perf_primary_id(const struct perf_event *e)
 	return e->parent ? e->parent->id : e->id;
 }
 
+/* Fold an active event's counter into e->count where it counts: the PMU's
+ * read on this CPU, or by IPI on the CPU it is active on (Linux's
+ * perf_event_read); interrupts off. */
+void perf_event_fold_remote(struct perf_event *e);
+static inline void perf_event_fold(struct perf_event *e)
+{
+	if (e->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	if (likely(e->oncpu == smp_processor_id()))
+		e->pmu->read(e);
+	else
+		perf_event_fold_remote(e);
+}
+
 static inline void perf_event_read_count(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	if (e->state == PERF_EVENT_STATE_ACTIVE)
-		e->pmu->read(e);
+	perf_event_fold(e);
 	irq_restore(flags);
 }
 /* inherit.c: fn(c, arg) for each live copy of e (all of an original's copies,

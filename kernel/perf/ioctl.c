@@ -131,8 +131,7 @@ long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 
 	if (likely(cmd == PERF_EVENT_IOC_RESET && !(arg & PERF_IOC_FLAG_GROUP))) {
 		cli();
-		if (likely(e->state == PERF_EVENT_STATE_ACTIVE))
-			e->pmu->read(e);	/* fold the counter in; the times go on */
+		perf_event_fold(e);	/* the counter in; the times go on */
 		e->count = 0;
 		if (unlikely(e->rb))
 			perf_event_update_userpage(e);

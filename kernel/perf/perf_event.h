@@ -125,7 +125,7 @@ struct perf_event {
 	enum perf_event_state state;
 	uint64_t count;			/* drivers add deltas here */
 	uint64_t id;			/* PERF_EVENT_IOC_ID, PERF_FORMAT_ID */
-	int oncpu;			/* 0 while on the PMU, -1 otherwise */
+	int oncpu;			/* the CPU whose PMU has it, -1 while off */
 	int cpu;			/* perf_event_open's cpu: -1 or 0 */
 	int target_pid;			/* the task it follows; 0: CPU-wide */
 

@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "layout.h"
 #include "../fd.h"
+#include "../kernel_lock.h"
 #include "../mm/kmalloc.h"
 #include "../mm/uaccess.h"
 #include <asm-generic/errno.h>
@@ -43,6 +44,16 @@ static uint64_t *put_entry(uint64_t *p, struct perf_event *e, uint64_t fmt)
 
 static long read_formatted(struct perf_event *e, uint64_t fmt, char *ubuf, size_t n);
 
+/* Every other read, inside the kernel lock (lockless_read: only the fast
+ * path goes without); apart, so the fast path keeps few registers. */
+static __attribute__((noinline)) long read_locked(struct file *f, char *ubuf, size_t n)
+{
+	kernel_lock();
+	long ret = read_formatted(f->priv, f->read_format, ubuf, n);
+	kernel_unlock();
+	return ret;
+}
+
 /* The common read first: a lone value, no times, no ids (read_format 0),
  * one word copied as one. A file op runs in process context, interrupts
  * on: off around the PMU's read, as perf_event_read_count does. */
@@ -51,10 +62,13 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 	struct perf_event *e = f->priv;
 
 	if (unlikely(f->read_format || e->nr_copies || n < sizeof(uint64_t)))
-		return read_formatted(e, f->read_format, ubuf, n);
+		return read_locked(f, ubuf, n);
 	cli();
 	if (likely(e->state == PERF_EVENT_STATE_ACTIVE)) {
-		e->pmu->read(e);
+		if (likely(e->oncpu == smp_processor_id()))
+			e->pmu->read(e);
+		else
+			perf_event_fold_remote(e);
 	} else if (e->state == PERF_EVENT_STATE_ERROR) {
 		sti();
 		return 0;	/* as read_formatted */

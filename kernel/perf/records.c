@@ -39,7 +39,7 @@ unsigned perf_event_id_sample(const struct perf_event *e, uint64_t *out)
 	if (t & PERF_SAMPLE_STREAM_ID)
 		*p++ = e->id;
 	if (t & PERF_SAMPLE_CPU)
-		*p++ = 0;			/* cpu 0, reserved 0 */
+		*p++ = smp_processor_id();	/* the writing CPU, reserved 0 */
 	if (t & PERF_SAMPLE_IDENTIFIER)
 		*p++ = perf_primary_id(e);
 	return p - out;

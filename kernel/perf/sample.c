@@ -408,7 +408,7 @@ static void put_sample(struct out *o, const struct sample *s)
 	if (type & PERF_SAMPLE_STREAM_ID)
 		put64(o, e->id);			/* a copy's own */
 	if (type & PERF_SAMPLE_CPU)
-		put64(o, 0);				/* cpu 0, reserved 0 */
+		put64(o, smp_processor_id());		/* the writing CPU, reserved 0 */
 	if (type & PERF_SAMPLE_PERIOD)
 		put64(o, e->hw.last_period);
 	if (type & PERF_SAMPLE_READ)

@@ -9,7 +9,6 @@
 #define X86_PMC_IDX_FIXED	32
 #define X86_PMC_IDX_MAX		64
 #define X86_PMC_MAX_FIXED	16
-#define BIT_ULL(n)		(1ull << (n))
 /* RDPMC's ECX for fixed counter n is this | n (SDM Vol. 2B RDPMC). */
 #define RDPMC_FIXED		(1u << 30)
 
@@ -90,8 +89,10 @@ extern bool x86_pmu_simulated;
 uint64_t sim_rdmsr(uint32_t msr);
 void sim_wrmsr(uint32_t msr, uint64_t v);
 void sim_cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
-/* Switch the model on; pmi is called for each PMI it raises. */
+/* Switch the model on, this CPU's too; pmi is called for each PMI it raises. */
 void sim_init(bool (*pmi)(struct pt_regs *regs));
+/* Power up this CPU's model registers (each CPU's own, after sim_init). */
+void sim_init_cpu(bool (*pmi)(struct pt_regs *regs));
 
 /* Every PMU register access of the drivers goes through these, so the
  * model can stand in for the hardware. */

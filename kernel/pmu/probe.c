@@ -9,7 +9,9 @@
 #include "../cpu.h"
 #include "../nmi.h"
 #include "../panic.h"
+#include "../percpu.h"
 #include "../printk.h"
+#include "../smp.h"
 #include "../lib/string.h"
 #include "../lib/vsprintf.h"
 #include <asm-generic/errno.h>
@@ -90,6 +92,20 @@ static int fixed_counters(void)
 	return n;
 }
 
+/* Each CPU's own PMU state: the model's registers, the PMI's LVT entry and
+ * the counters' global enable are per core. */
+static void x86_pmu_init_cpu(void *unused)
+{
+	if (x86_pmu_simulated && smp_processor_id())
+		sim_init_cpu(x86_pmu_handle_irq);	/* CPU 0's: sim_init */
+	/* PMIs are NMIs: they reach the handler inside interrupts-off code.
+	 * The model raises its PMIs from its timer interrupt instead, so it
+	 * never runs inside itself. */
+	apic_write(APIC_LVT_PERF, APIC_DM_NMI);
+	if (x86_pmu.enable_all)
+		x86_pmu.enable_all();
+}
+
 void x86_pmu_init(void)
 {
 	char mode[8] = "";
@@ -122,14 +138,11 @@ void x86_pmu_init(void)
 		 * zero skid, what precise_ip 3 asks of PEBS. */
 		x86_pmu.max_precise = 3;
 	}
-	/* PMIs are NMIs: they reach the handler inside interrupts-off code.
-	 * The model raises its PMIs from its timer interrupt instead, so it
-	 * never runs inside itself. */
-	apic_write(APIC_LVT_PERF, APIC_DM_NMI);
 	if (!x86_pmu_simulated)
 		nmi_register(x86_pmu_handle_irq);
-	if (x86_pmu.enable_all)
-		x86_pmu.enable_all();
+	x86_pmu_init_cpu(NULL);
+	for (int cpu = 1; cpu < nr_cpus; cpu++)
+		smp_call_function_single(cpu, x86_pmu_init_cpu, NULL);
 	x86_cpu_pmu.pmc_width = x86_pmu.cntval_bits;
 	x86_pmu_sysfs_init();
 	perf_pmu_register(&x86_cpu_pmu);

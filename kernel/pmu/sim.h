@@ -37,8 +37,7 @@ struct sim {
 	volatile uint32_t *lapic_timer_init;	/* APIC_TIMER_INIT, NULL in x2APIC mode */
 };
 /* Each vCPU's model (a per-CPU variable: the registers of a real PMU are
- * per core). Only the boot CPU's is set up today (x86_pmu_init); the SMP
- * step sets up each CPU's before tasks run there. */
+ * per core), each powered up by its own CPU (x86_pmu_init_cpu). */
 DECLARE_PER_CPU(struct sim, sim_state);
 
 static inline struct sim *this_sim(void)

@@ -348,19 +348,28 @@ static struct entry_work sim_work = {
 	.nmi = true,
 };
 
+/* One mapping serves every CPU: each sees its own LAPIC at the same address. */
+static volatile uint32_t *xapic_timer_init;
+
 void sim_init(nmi_handler_t pmi)
+{
+	/* A second mapping of the xAPIC page, for entry.asm's and lapic_exact's
+	 * single-store arming; IA32_APIC_BASE's low 12 bits are flags. */
+	if (!apic_is_x2apic()) {
+		uint64_t base = rdmsr(MSR_IA32_APIC_BASE) & ~(PAGE_SIZE - 1);
+		xapic_timer_init = (uint32_t *)ioremap(base, PAGE_SIZE) +
+				   APIC_TIMER_INIT / sizeof(uint32_t);
+	}
+	x86_pmu_simulated = true;
+	entry_work_register(&sim_work);
+	sim_init_cpu(pmi);
+}
+
+void sim_init_cpu(nmi_handler_t pmi)
 {
 	this_sim()->pmi = pmi;
 	this_sim()->global_ctrl = BIT_ULL(SIM_GP) - 1;	/* power-up value (SDM 20.2.2) */
 	this_sim()->timer.fn = sim_timer_fn;
 	this_sim()->since = rdtsc();
-	/* A second mapping of the xAPIC page, for entry.asm's and lapic_exact's
-	 * single-store arming; IA32_APIC_BASE's low 12 bits are flags. */
-	if (!apic_is_x2apic()) {
-		uint64_t base = rdmsr(MSR_IA32_APIC_BASE) & ~(PAGE_SIZE - 1);
-		this_sim()->lapic_timer_init = (uint32_t *)ioremap(base, PAGE_SIZE) +
-				       APIC_TIMER_INIT / sizeof(uint32_t);
-	}
-	x86_pmu_simulated = true;
-	entry_work_register(&sim_work);
+	this_sim()->lapic_timer_init = xapic_timer_init;
 }

@@ -15,9 +15,10 @@
  * case, told apart in one test. Stopping replaces it. */
 #define SW_HES_TASK_CLOCK	0x80
 
-/* Active events by config, so a fault finds its counters at once. The
- * clocks are read, never counted by perf_sw_event: they are not listed. */
-static struct perf_event *active[PERF_COUNT_SW_MAX];
+/* Active events by config, so a fault finds its counters at once; each
+ * CPU's own, as it counts what runs there. The clocks are read, never
+ * counted by perf_sw_event: they are not listed. */
+static DEFINE_PER_CPU(struct perf_event *[PERF_COUNT_SW_MAX], active_sw);
 
 /* The clocks' sources, in ns: CPU time for cpu-clock, the task's own time
  * (halted time excluded) for task-clock. A CPU-wide task-clock follows no
@@ -147,7 +148,7 @@ static __always_inline void sw_stop(struct perf_event *e, int flags)
 static int sw_add(struct perf_event *e, int flags)
 {
 	if (!is_clock(e)) {
-		struct perf_event **head = &active[e->attr.config];
+		struct perf_event **head = &(*this_cpu_ptr(&active_sw))[e->attr.config];
 		e->active_next = *head;
 		*head = e;
 	}
@@ -162,7 +163,7 @@ static void sw_del(struct perf_event *e, int flags)
 	sw_stop(e, PERF_EF_UPDATE);
 	if (is_clock(e))
 		return;
-	for (struct perf_event **link = &active[e->attr.config]; *link;
+	for (struct perf_event **link = &(*this_cpu_ptr(&active_sw))[e->attr.config]; *link;
 	     link = &(*link)->active_next) {
 		if (*link == e) {
 			*link = e->active_next;
@@ -189,7 +190,7 @@ void perf_sw_event(unsigned id, uint64_t n, struct pt_regs *regs, uint64_t addr)
 {
 	bool user = regs && user_mode(regs);
 
-	for (struct perf_event *e = active[id], *next; e; e = next) {
+	for (struct perf_event *e = (*this_cpu_ptr(&active_sw))[id], *next; e; e = next) {
 		next = e->active_next;	/* an overflow may disable e */
 		if (e->hw.state & PERF_HES_STOPPED)
 			continue;

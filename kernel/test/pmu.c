@@ -6,10 +6,13 @@
 #include "../apic.h"
 #include "../cmdline.h"
 #include "../cpu.h"
+#include "../percpu.h"
+#include "../smp.h"
 #include "../traps.h"
 #include "../x86.h"
 #include "../lib/string.h"
 #include "../pmu/intel.h"
+#include "../pmu/pmu.h"
 #include "../pmu/sim.h"
 #include <asm/perf_regs.h>
 #include <asm-generic/errno.h>
@@ -162,6 +165,51 @@ KTEST(pmu_model_counts_kernel_instructions_exactly)
 	KEXPECT_EQ(count_kernel_loop(fixed, 5000) - f1, 2 * 4000);
 	model_return();
 	irq_restore(flags);
+}
+
+/* Each CPU counts in its own model, powered up by x86_pmu_init_cpu: the
+ * exact kernel count of the test above, run there by IPI (the sender
+ * waits with its vCPU switched out, so no other instruction interleaves). */
+struct cpu_model_check {
+	uint64_t ctrl, lvt, loop_diff;
+	bool pmi;
+};
+
+static void check_model_here(void *arg)
+{
+	struct cpu_model_check *r = arg;
+	/* An IPI that ends an idle CPU's halt runs with its model stopped
+	 * (halted time counts in neither ring): run it as after the halt. */
+	bool halted = this_sim()->halted;
+
+	if (halted)
+		pmu_sim_halt(false);
+	r->lvt = apic_read(APIC_LVT_PERF);
+	r->pmi = this_sim()->pmi == x86_pmu_handle_irq;
+	model_borrow();
+	r->ctrl = saved_ctrl;
+	sim_wrmsr(EVENTSEL(TEST_GP), INSTRUCTIONS_OS);
+	sim_wrmsr(MSR_CORE_PERF_GLOBAL_CTRL, BIT_ULL(TEST_GP));
+	uint64_t c1 = count_kernel_loop(PMC(TEST_GP), 1000);
+	r->loop_diff = count_kernel_loop(PMC(TEST_GP), 4000) - c1;
+	model_return();
+	if (halted)
+		pmu_sim_halt(true);
+}
+
+KTEST(pmu_model_counts_on_every_cpu)
+{
+	if (!x86_pmu_simulated)
+		KSKIP("the model is not in use (a real PMU, or pmu=off)");
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct cpu_model_check r = { 0 };
+		KEXPECT_EQ(smp_call_function_single(cpu, check_model_here, &r), 0);
+		KEXPECT_EQ(r.lvt, APIC_DM_NMI);
+		KEXPECT(r.pmi);
+		/* The driver's enable_all sets every counter's global bit. */
+		KEXPECT_EQ(r.ctrl & (BIT_ULL(SIM_GP) - 1), BIT_ULL(SIM_GP) - 1);
+		KEXPECT_EQ(r.loop_diff, 2 * 3000);
+	}
 }
 
 /* The PMI of a counter armed at -period: where did it land? */

@@ -9,6 +9,7 @@
 #include "../percpu.h"
 #include "../smp.h"
 #include "../spinlock.h"
+#include "../timer.h"
 #include "../x86.h"
 #include <asm-generic/errno.h>
 
@@ -77,6 +78,36 @@ KTEST(smp_call_runs_on_each_cpu)
 	}
 	KEXPECT_EQ(smp_call_function_single(nr_cpus, whoami, NULL), -ENXIO);
 	KEXPECT_EQ(smp_call_function_single(-1, whoami, NULL), -ENXIO);
+}
+
+/* Each CPU's LAPIC timer runs its own queue: a timer added on a CPU fires
+ * there (timer_init_cpu). */
+static volatile int timer_fired_on;
+
+static void note_timer_cpu(struct timer *t, struct pt_regs *regs)
+{
+	timer_fired_on = smp_processor_id();
+}
+
+static struct timer cpu_timer = { .fn = note_timer_cpu };
+
+static void add_timer_here(void *arg)
+{
+	timer_add(&cpu_timer, rdtsc() + 10000);
+}
+
+KTEST(smp_timer_fires_on_the_cpu_that_added_it)
+{
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		timer_fired_on = -1;
+		KEXPECT_EQ(smp_call_function_single(cpu, add_timer_here, NULL), 0);
+		uint64_t end = rdtsc() + 100000000, flags = irq_save();
+		sti();		/* CPU 0's fires here */
+		while (timer_fired_on < 0 && rdtsc() < end)
+			pause();
+		irq_restore(flags);
+		KEXPECT_EQ(timer_fired_on, cpu);
+	}
 }
 
 KTEST(spinlock_irqsave_restores_the_interrupt_flag)

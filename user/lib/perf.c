@@ -84,6 +84,42 @@ void perf_loop(uint64_t n)
 		     : "rax", "cc");
 }
 
+/*
+ * ioctl(fd, ENABLE, flags), n turns of the loop, ioctl(fd, DISABLE, flags), in one asm block:
+ * between the two system calls run only the loop and a fixed handful of instructions, so
+ * the user count is PERF_LOOP_INSNS * n plus a constant, whatever the compiler does elsewhere.
+ */
+void perf_measured_loop(int fd, unsigned long flags, uint64_t n)
+{
+	register long rax asm("rax") = SYS_ioctl;
+	register long rsi asm("rsi") = PERF_EVENT_IOC_ENABLE;
+	uint64_t sink = 0;
+
+	asm volatile("syscall\n\t"
+		     "mov %[n], %%rcx\n"
+		     "1:\n\t"
+		     "inc %[sink]\n\t"
+		     "dec %%rcx\n\t"
+		     "jnz 1b\n\t"
+		     "mov %[nr], %%eax\n\t"
+		     "mov %[off], %%esi\n\t"
+		     "syscall"
+		     : "+a"(rax), "+S"(rsi), [sink] "+r"(sink)
+		     : "D"((long)fd), "d"(flags), [n] "r"(n), [nr] "i"(SYS_ioctl),
+		       [off] "i"(PERF_EVENT_IOC_DISABLE)
+		     : "rcx", "r11", "memory", "cc");
+	ASSERT_EQ(rax, 0);
+	ASSERT_EQ(sink, n);
+}
+
+/* The count of one measured_loop(n), from zero. */
+uint64_t perf_count_loop(int fd, unsigned long flags, uint64_t n)
+{
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_RESET, flags), 0);
+	perf_measured_loop(fd, flags, n);
+	return perf_value(fd);
+}
+
 void perf_read_words(int fd, uint64_t *buf, size_t n)
 {
 	ASSERT_EQ(read(fd, buf, n * sizeof(*buf)), n * sizeof(*buf));

@@ -46,6 +46,15 @@ int perf_open_hw(uint64_t config, uint64_t read_format, bool disabled, int group
 /* n (> 0) turns of a loop of PERF_LOOP_INSNS user instructions: work of a known count. */
 void perf_loop(uint64_t n);
 
+/*
+ * ioctl(fd, ENABLE, flags), n (> 0) turns of perf_loop's loop, ioctl(fd, DISABLE, flags), in
+ * one asm block: between the two system calls run only the loop and a fixed handful of
+ * instructions, so the user count is PERF_LOOP_INSNS * n plus a constant.
+ */
+void perf_measured_loop(int fd, unsigned long flags, uint64_t n);
+/* The count of one perf_measured_loop(n), from zero (RESET first). */
+uint64_t perf_count_loop(int fd, unsigned long flags, uint64_t n);
+
 /* read() of exactly n u64 words; the test fails on any other length. */
 void perf_read_words(int fd, uint64_t *buf, size_t n);
 

@@ -6,49 +6,13 @@
 #include <unistd.h>
 
 
-/*
- * ioctl(fd, ENABLE, flags), n turns of the loop, ioctl(fd, DISABLE, flags), in one asm block:
- * between the two system calls run only the loop and a fixed handful of instructions, so
- * the user count is PERF_LOOP_INSNS * n plus a constant, whatever the compiler does elsewhere.
- */
-static void measured_loop(int fd, unsigned long flags, uint64_t n)
-{
-	register long rax asm("rax") = SYS_ioctl;
-	register long rsi asm("rsi") = PERF_EVENT_IOC_ENABLE;
-	uint64_t sink = 0;
-
-	asm volatile("syscall\n\t"
-		     "mov %[n], %%rcx\n"
-		     "1:\n\t"
-		     "inc %[sink]\n\t"
-		     "dec %%rcx\n\t"
-		     "jnz 1b\n\t"
-		     "mov %[nr], %%eax\n\t"
-		     "mov %[off], %%esi\n\t"
-		     "syscall"
-		     : "+a"(rax), "+S"(rsi), [sink] "+r"(sink)
-		     : "D"((long)fd), "d"(flags), [n] "r"(n), [nr] "i"(SYS_ioctl),
-		       [off] "i"(PERF_EVENT_IOC_DISABLE)
-		     : "rcx", "r11", "memory", "cc");
-	ASSERT_EQ(rax, 0);
-	ASSERT_EQ(sink, n);
-}
-
-/* The count of one measured_loop(n), from zero. */
-static uint64_t count_loop(int fd, unsigned long flags, uint64_t n)
-{
-	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_RESET, flags), 0);
-	measured_loop(fd, flags, n);
-	return perf_value(fd);
-}
-
 /* count(n) - PERF_LOOP_INSNS * n is one small constant for every n, run after run. */
 TEST(user_loop_exact)
 {
 	int fd = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 0, true, -1);
-	uint64_t c1 = count_loop(fd, 0, 1000);
-	uint64_t c2 = count_loop(fd, 0, 2000);
-	uint64_t c3 = count_loop(fd, 0, 3000);
+	uint64_t c1 = perf_count_loop(fd, 0, 1000);
+	uint64_t c2 = perf_count_loop(fd, 0, 2000);
+	uint64_t c3 = perf_count_loop(fd, 0, 3000);
 
 	ktap_print("instructions:u of 1000 turns: %llu (%llu outside the loop)",
 		   (unsigned long long)c1, (unsigned long long)(c1 - 1000 * PERF_LOOP_INSNS));
@@ -57,7 +21,7 @@ TEST(user_loop_exact)
 	EXPECT_GE(c1, 1000 * PERF_LOOP_INSNS);
 	EXPECT_LT(c1 - 1000 * PERF_LOOP_INSNS, 64);
 	for (int i = 0; i < 3; i++)
-		EXPECT_EQ(count_loop(fd, 0, 1000), c1);
+		EXPECT_EQ(perf_count_loop(fd, 0, 1000), c1);
 	close(fd);
 }
 
@@ -73,10 +37,10 @@ TEST(kernel_side_independent_of_loop)
 	int fd = perf_open_hw_attr(&attr, -1);
 	if (!ktap_on_pmuos())
 		SKIP("a tickless pmuos guarantee: elsewhere a timer interrupt may fall in the loop");
-	uint64_t k1 = count_loop(fd, 0, 1000);
+	uint64_t k1 = perf_count_loop(fd, 0, 1000);
 	EXPECT_GT(k1, 0);
-	EXPECT_EQ(count_loop(fd, 0, 5000), k1);
-	EXPECT_EQ(count_loop(fd, 0, 1000), k1);
+	EXPECT_EQ(perf_count_loop(fd, 0, 5000), k1);
+	EXPECT_EQ(perf_count_loop(fd, 0, 1000), k1);
 	close(fd);
 }
 
@@ -88,10 +52,10 @@ TEST(group_members_agree)
 	uint64_t a[3], b[3];
 
 	ASSERT_EQ(perf_ioctl(leader, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP), 0);
-	measured_loop(leader, PERF_IOC_FLAG_GROUP, 1000);
+	perf_measured_loop(leader, PERF_IOC_FLAG_GROUP, 1000);
 	perf_read_words(leader, a, 3);
 	ASSERT_EQ(perf_ioctl(leader, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP), 0);
-	measured_loop(leader, PERF_IOC_FLAG_GROUP, 2000);
+	perf_measured_loop(leader, PERF_IOC_FLAG_GROUP, 2000);
 	perf_read_words(leader, b, 3);
 	EXPECT_EQ(a[0], 2);
 	EXPECT_EQ(a[1], a[2]);
@@ -127,7 +91,7 @@ TEST(user_and_kernel_counts)
 	int fd = perf_open_hw_attr(&attr, -1);
 	if (!ktap_on_pmuos())
 		SKIP("a tickless pmuos guarantee: elsewhere a timer interrupt may fall in the loop");
-	uint64_t c1 = count_loop(fd, 0, 1000);
-	EXPECT_EQ(count_loop(fd, 0, 2000) - c1, 1000 * PERF_LOOP_INSNS);
+	uint64_t c1 = perf_count_loop(fd, 0, 1000);
+	EXPECT_EQ(perf_count_loop(fd, 0, 2000) - c1, 1000 * PERF_LOOP_INSNS);
 	close(fd);
 }

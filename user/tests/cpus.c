@@ -1,0 +1,359 @@
+/* user/tests/cpus.c: the CPUs a program sees and runs on. sched_{get,set}affinity's masks and
+ * errnos (Linux 6.1's), getcpu on each CPU, /sys/devices/system/cpu/{online,possible,present}
+ * and /proc/cpuinfo agreeing with the mask; on pmuos's simulated PMU, exact instruction
+ * counts of a thread pinned to each CPU, a task's event following it across CPUs, and no tick
+ * for a task alone on its CPU; munmap and mprotect reaching a thread that reads the page on
+ * another CPU (TLB shootdown). With one CPU the tests that need two say SKIP. */
+#include "file.h"
+#include "ktap.h"
+#include "perf.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long getaffinity(pid_t pid, long len, void *mask)
+{
+	return syscall(SYS_sched_getaffinity, pid, len, mask);
+}
+
+static long setaffinity(pid_t pid, long len, const void *mask)
+{
+	return syscall(SYS_sched_setaffinity, pid, len, mask);
+}
+
+/* This thread on cpu alone (cpu < 0: on every CPU). */
+static void pin(int cpu)
+{
+	uint64_t mask = cpu < 0 ? ~0ull : 1ull << cpu;
+
+	ASSERT_EQ(setaffinity(0, sizeof(mask), &mask), 0);
+}
+
+static unsigned current_cpu(void)
+{
+	unsigned cpu = ~0u;
+
+	ASSERT_EQ(syscall(SYS_getcpu, &cpu, NULL, NULL), 0);
+	return cpu;
+}
+
+/* The CPUs of a cpulist file ("0", "0-3"), as a mask; 0 when it is no such list. */
+static uint64_t cpulist(const char *path)
+{
+	char text[64];
+	unsigned lo, hi;
+
+	if (slurp(path, text, sizeof(text)) < 0)
+		return 0;
+	int n = sscanf(text, "%u-%u", &lo, &hi);
+	if (n == 1)
+		hi = lo;
+	if (n < 1 || lo != 0 || hi >= 64)
+		return 0;
+	return hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1;
+}
+
+static int online_cpus(void)
+{
+	return __builtin_popcountll(cpulist("/sys/devices/system/cpu/online"));
+}
+
+TEST(online_cpus_everywhere)
+{
+	uint64_t online = cpulist("/sys/devices/system/cpu/online"), mask = 0;
+	char *text = malloc(1 << 16);
+
+	ASSERT_NE(online, 0);
+	ktap_print("%d CPU(s) online", online_cpus());
+	EXPECT_EQ(cpulist("/sys/devices/system/cpu/possible"), online);
+	EXPECT_EQ(cpulist("/sys/devices/system/cpu/present"), online);
+	EXPECT_EQ(getaffinity(0, sizeof(mask), &mask), sizeof(mask));
+	EXPECT_EQ(mask, online);
+	/* /proc/cpuinfo: a paragraph per CPU, numbered from 0 */
+	ASSERT_GT(slurp("/proc/cpuinfo", text, 1 << 16), 0);
+	int n = 0;
+	for (char *p = text; (p = strstr(p, "processor\t: ")); p++) {
+		EXPECT_EQ(atoi(p + strlen("processor\t: ")), n);
+		n++;
+	}
+	EXPECT_EQ(n, online_cpus());
+	free(text);
+}
+
+/* Linux 6.1's answers: get wants whole longs covering nr_cpu_ids and answers the bytes it
+ * wrote; set takes the bytes given, and a mask without an online CPU is EINVAL. */
+TEST(affinity_errnos)
+{
+	uint64_t mask = 0, all = ~0ull, none = 0, offline = 1ull << 63, first = 1;
+
+	EXPECT_ERRNO(getaffinity(0, 0, &mask), EINVAL);
+	EXPECT_ERRNO(getaffinity(0, 4, &mask), EINVAL);
+	EXPECT_ERRNO(getaffinity(0, 12, &mask), EINVAL);
+	EXPECT_ERRNO(getaffinity(0, 8, NULL), EFAULT);
+	EXPECT_ERRNO(getaffinity(0x3fffffff, 8, &mask), ESRCH);
+	EXPECT_EQ(getaffinity(getpid(), 8, &mask), 8);
+	EXPECT_ERRNO(setaffinity(0, 8, &none), EINVAL);
+	EXPECT_ERRNO(setaffinity(0, 8, &offline), EINVAL);
+	EXPECT_ERRNO(setaffinity(0, 0, &first), EINVAL);	/* no byte read: empty */
+	EXPECT_ERRNO(setaffinity(0, 8, NULL), EFAULT);
+	EXPECT_ERRNO(setaffinity(0x3fffffff, 8, &first), ESRCH);
+	EXPECT_EQ(setaffinity(0, 4, &first), 0);		/* the bytes given */
+	EXPECT_EQ(getaffinity(0, 8, &mask), 8);
+	EXPECT_EQ(mask, 1);
+	EXPECT_EQ(current_cpu(), 0);
+	EXPECT_EQ(setaffinity(0, 8, &all), 0);			/* kept: the online ones */
+	EXPECT_EQ(getaffinity(0, 8, &mask), 8);
+	EXPECT_EQ(mask, cpulist("/sys/devices/system/cpu/online"));
+}
+
+TEST(getcpu_on_each_cpu)
+{
+	for (int cpu = 0; cpu < online_cpus(); cpu++) {
+		unsigned got = ~0u, node = ~0u;
+		pin(cpu);
+		EXPECT_EQ(syscall(SYS_getcpu, &got, &node, NULL), 0);
+		EXPECT_EQ(got, cpu);
+		EXPECT_EQ(node, 0);
+		EXPECT_EQ(sched_getcpu(), cpu);
+	}
+	pin(-1);
+}
+
+/* The same user count on every CPU, exact: each CPU's PMU counts what runs there while the
+ * others halt. */
+TEST(pinned_counts_exact_on_each_cpu)
+{
+	int fd = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 0, true, -1);
+	uint64_t c0 = 0;
+
+	for (int cpu = 0; cpu < online_cpus(); cpu++) {
+		pin(cpu);
+		uint64_t c1 = perf_count_loop(fd, 0, 1000), c3 = perf_count_loop(fd, 0, 3000);
+		ktap_print("cpu %d: instructions:u of 1000 turns: %llu", cpu, (unsigned long long)c1);
+		EXPECT_EQ(c3 - c1, 2000 * PERF_LOOP_INSNS);
+		if (cpu == 0)
+			c0 = c1;
+		EXPECT_EQ(c1, c0);
+	}
+	pin(-1);
+	close(fd);
+}
+
+/* Moved to another CPU and back: two migrations, counted by the task's own event. */
+TEST(migrations_counted)
+{
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	int mig = perf_open_sw(PERF_COUNT_SW_CPU_MIGRATIONS, 0, false, -1);
+	pin(0);
+	uint64_t before = perf_value(mig);
+	pin(1);
+	EXPECT_EQ(current_cpu(), 1);
+	pin(0);
+	EXPECT_EQ(current_cpu(), 0);
+	EXPECT_EQ(perf_value(mig) - before, 2);
+	pin(-1);
+	close(mig);
+}
+
+/* A task's hardware event goes with it from CPU to CPU: its user instructions are the same
+ * whether it moves halfway or stays. */
+TEST(task_event_follows_across_cpus)
+{
+	int fd = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 0, true, -1);
+	uint64_t counts[2];
+
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	for (int move = 0; move < 2; move++) {
+		uint64_t mask = 1ull << move;	/* CPU 0 again, or CPU 1 */
+		pin(0);
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_RESET, 0), 0);
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		perf_loop(1000);
+		setaffinity(0, sizeof(mask), &mask);
+		perf_loop(1000);
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		counts[move] = perf_value(fd);
+		EXPECT_EQ(current_cpu(), move);
+	}
+	EXPECT_EQ(counts[1], counts[0]);
+	EXPECT_GE(counts[1], 2000 * PERF_LOOP_INSNS);
+	pin(-1);
+	close(fd);
+}
+
+/* PERF_SAMPLE_CPU says where the sample was taken: a write fault on a fresh page, sampled by
+ * the page-fault software event (both kernels have it), on each CPU in turn. */
+TEST(sample_cpu_is_the_cpu_that_ran)
+{
+	struct perf_event_attr attr = perf_fault_sampler(PERF_SAMPLE_CPU);
+	int fd = perf_open(&attr, 0, -1, -1, 0);
+
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 1);
+	for (int cpu = 0; cpu < online_cpus(); cpu++) {
+		struct { struct perf_event_header h; uint32_t cpu, res; } rec;
+		uint64_t pos = pc->data_head;
+		pin(cpu);
+		char *m = mmap(NULL, PERF_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		ASSERT_NE(m, MAP_FAILED);
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		m[0] = 1;
+		ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		munmap(m, PERF_PAGE);
+		ASSERT_NE(perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, &rec, sizeof(rec)), NULL);
+		EXPECT_EQ(rec.cpu, cpu);
+		EXPECT_EQ(rec.res, 0);
+		pc->data_tail = pos;
+	}
+	pin(-1);
+	perf_ring_unmap(pc);
+	close(fd);
+}
+
+static volatile int spin_cpu = -1, spinner_on = -1;
+
+/* Runnable all along on spin_cpu, until it is -1. */
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (spin_cpu >= 0) {
+		if (spinner_on != spin_cpu) {
+			int cpu = spin_cpu;
+			pin(cpu);
+			spinner_on = cpu;
+		}
+	}
+	return NULL;
+}
+
+/* The spinner onto cpu, and there. */
+static void spin_on(int cpu)
+{
+	spin_cpu = cpu;
+	while (spinner_on != cpu)
+		sched_yield();
+}
+
+/* A CPU with one runnable task takes no tick (tickless, measurement first), each CPU by its
+ * own count: with a spinner on CPU 0, the kernel's share of a measured loop on CPU 1 does not
+ * grow with the loop. With the spinner beside it on CPU 1 the tick comes back. */
+TEST(no_tick_for_a_task_alone_on_its_cpu)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	pthread_t th;
+
+	attr.disabled = attr.exclude_user = attr.exclude_hv = 1;
+	int fd = perf_open_hw_attr(&attr, -1);
+	if (!ktap_on_pmuos())
+		SKIP("a tickless pmuos guarantee: elsewhere a timer interrupt may fall in the loop");
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	pin(1);
+	spin_cpu = 0;
+	ASSERT_EQ(pthread_create(&th, NULL, spinner, NULL), 0);
+	spin_on(0);
+	uint64_t k1 = perf_count_loop(fd, 0, 1000);
+	uint64_t alone = perf_count_loop(fd, 0, 4000000);	/* 12M instructions: 3 ticks' time */
+	EXPECT_EQ(alone, k1);
+	spin_on(1);		/* beside this thread: two runnable on CPU 1 */
+	uint64_t shared = perf_count_loop(fd, 0, 4000000);
+	ktap_print("kernel instructions around the loop: %llu alone, %llu shared",
+		   (unsigned long long)alone, (unsigned long long)shared);
+	EXPECT_GT(shared, k1);
+	spin_cpu = -1;
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	pin(-1);
+	close(fd);
+}
+
+/* ---- a page taken away from under a thread on another CPU ---- */
+
+static char *volatile page;
+static volatile int taken, stale_reads, faulted;
+static int reading[2];		/* a pipe: the reader's word that it reads the page */
+static sigjmp_buf reader_jmp;
+
+static void reader_fault(int sig)
+{
+	(void)sig;
+	siglongjmp(reader_jmp, 1);
+}
+
+/* On CPU 1, reads the page until a read faults; a read that works after the page was taken
+ * away (taken was already set) is stale. Gives up after many of them. */
+static void *reader(void *arg)
+{
+	(void)arg;
+	pin(1);
+	if (sigsetjmp(reader_jmp, 1) == 0) {
+		(void)*(volatile char *)page;
+		ASSERT_EQ(write(reading[1], "r", 1), 1);
+		while (stale_reads < 100000) {
+			int gone = taken;
+			(void)*(volatile char *)page;
+			stale_reads += gone;
+		}
+		return NULL;
+	}
+	faulted = 1;
+	return NULL;
+}
+
+/* The page goes (munmap) or becomes unreadable (mprotect PROT_NONE) on CPU 0 while the
+ * reader has it in its TLB on CPU 1: the reader's next read after the call faults. */
+static void take_page_from_reader(bool unmap)
+{
+	struct sigaction sa = { .sa_handler = reader_fault };
+	pthread_t th;
+
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	pin(0);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(page, MAP_FAILED);
+	page[0] = 1;
+	taken = stale_reads = faulted = 0;
+	ASSERT_EQ(pipe(reading), 0);
+	ASSERT_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, reader, NULL), 0);
+	char c;
+	ASSERT_EQ(read(reading[0], &c, 1), 1);	/* asleep, not in the reader's way */
+	perf_loop(100000);	/* the reader reads meanwhile */
+	if (unmap)
+		ASSERT_EQ(munmap(page, 4096), 0);
+	else
+		ASSERT_EQ(mprotect(page, 4096, PROT_NONE), 0);
+	taken = 1;
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	EXPECT_EQ(faulted, 1);
+	EXPECT_EQ(stale_reads, 0);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGSEGV, &sa, NULL);
+	if (!unmap)
+		munmap(page, 4096);
+	close(reading[0]);
+	close(reading[1]);
+	pin(-1);
+}
+
+TEST(munmap_reaches_a_reader_on_another_cpu)
+{
+	take_page_from_reader(true);
+}
+
+TEST(mprotect_reaches_a_reader_on_another_cpu)
+{
+	take_page_from_reader(false);
+}
