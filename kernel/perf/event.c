@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "../clock.h"
 #include "../entry_work.h"
+#include "../kernel_lock.h"
 #include "../panic.h"
 #include "../smp.h"
 #include "../task.h"
@@ -425,8 +426,59 @@ static void rotation_tick(struct timer *t, struct pt_regs *regs)
 	sched_in_all();
 }
 
+/* ---- operations on a context whose task runs on another CPU ---- */
+
+/* The CPU other than this one whose current task is ctx's, or -1. Stable
+ * while the caller holds the kernel lock: no CPU switches tasks without it.
+ * An operation on such a context runs there, by IPI, as Linux's
+ * event_function_call: its events are on that CPU's PMU, and its lists are
+ * what that CPU's switches read. */
+static int ctx_elsewhere(const struct perf_event_context *ctx)
+{
+	struct task *t = ctx ? ctx->task : NULL;
+
+	if (!kernel_lock_on || !t || t == current)
+		return -1;
+	int cpu = READ_ONCE(t->cpu);
+	return cpus[cpu]->curr == t ? cpu : -1;
+}
+
+struct ctx_call {
+	struct perf_event_context *ctx;
+	struct perf_event *e;
+	struct perf_event **events;
+	int n;
+	bool enable;
+};
+
+static void install_there(void *arg)
+{
+	struct ctx_call *c = arg;
+
+	perf_install_in_context(c->ctx, c->e);
+}
+
+static void remove_there(void *arg)
+{
+	perf_remove_from_context(((struct ctx_call *)arg)->e);
+}
+
+static void set_enabled_there(void *arg)
+{
+	struct ctx_call *c = arg;
+
+	perf_events_set_enabled(c->events, c->n, c->enable);
+}
+
 void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *e)
 {
+	int there = ctx_elsewhere(ctx);
+
+	if (there >= 0) {
+		smp_call_function_single(there, install_there, &(struct ctx_call){ .ctx = ctx, .e = e });
+		return;
+	}
+
 	uint64_t flags = irq_save();
 
 	/* A context off the CPU has no time passing: the event's clocks start
@@ -466,6 +518,12 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 void perf_remove_from_context(struct perf_event *e)
 {
 	struct perf_event_context *ctx = e->ctx;
+	int there = ctx_elsewhere(ctx);
+
+	if (there >= 0) {
+		smp_call_function_single(there, remove_there, &(struct ctx_call){ .e = e });
+		return;
+	}
 	uint64_t flags = irq_save();
 
 	ctx_time_update();
@@ -554,6 +612,14 @@ static bool disable_one(struct perf_event *e)
 
 void perf_events_set_enabled(struct perf_event **events, int n, bool enable)
 {
+	/* One context's events (a group's, or a task's own). */
+	int there = n ? ctx_elsewhere(events[0]->ctx) : -1;
+
+	if (there >= 0) {
+		smp_call_function_single(there, set_enabled_there,
+					 &(struct ctx_call){ .events = events, .n = n, .enable = enable });
+		return;
+	}
 	uint64_t flags = irq_save();
 	bool changed = false;
 

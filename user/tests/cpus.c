@@ -222,12 +222,13 @@ TEST(sample_cpu_is_the_cpu_that_ran)
 	close(fd);
 }
 
-static volatile int spin_cpu = -1, spinner_on = -1;
+static volatile int spin_cpu = -1, spinner_on = -1, spinner_tid;
 
 /* Runnable all along on spin_cpu, until it is -1. */
 static void *spinner(void *arg)
 {
 	(void)arg;
+	spinner_tid = (int)syscall(SYS_gettid);
 	while (spin_cpu >= 0) {
 		if (spinner_on != spin_cpu) {
 			int cpu = spin_cpu;
@@ -276,6 +277,46 @@ TEST(no_tick_for_a_task_alone_on_its_cpu)
 	ASSERT_EQ(pthread_join(th, NULL), 0);
 	pin(-1);
 	close(fd);
+}
+
+/* Operations on an event of a task that runs on another CPU reach it there (Linux does them
+ * there by IPI): opened from CPU 0 on a thread spinning on CPU 1, the event counts at once;
+ * a read brings its count up to date; DISABLE stops it and ENABLE starts it again; close
+ * takes it off that CPU. */
+static void burn(void)
+{
+	for (volatile int i = 0; i < 100000; i++)
+		;
+}
+
+TEST(event_of_a_task_running_on_another_cpu)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pthread_t th;
+
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	pin(0);
+	spin_cpu = 1;
+	ASSERT_EQ(pthread_create(&th, NULL, spinner, NULL), 0);
+	spin_on(1);
+	int fd = perf_open(&a, spinner_tid, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	uint64_t v1 = perf_value(fd);
+	burn();
+	uint64_t v2 = perf_value(fd);
+	EXPECT_GT(v2, v1);		/* counting on CPU 1 since the open */
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	uint64_t v3 = perf_value(fd);
+	burn();
+	EXPECT_EQ(perf_value(fd), v3);	/* off CPU 1's PMU */
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	burn();
+	EXPECT_GT(perf_value(fd), v3);
+	close(fd);
+	spin_cpu = -1;
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	pin(-1);
 }
 
 /* ---- a page taken away from under a thread on another CPU ---- */
