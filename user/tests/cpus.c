@@ -298,8 +298,12 @@ TEST(event_of_a_task_running_on_another_cpu)
 		SKIP("one CPU online");
 	pin(0);
 	spin_cpu = 1;
+	spinner_on = -1, spinner_tid = 0;	/* a spinner of an earlier test was there */
 	ASSERT_EQ(pthread_create(&th, NULL, spinner, NULL), 0);
-	spin_on(1);
+	/* Waited for asleep: a sched_yield loop here would hold the kernel lock
+	 * so often that CPU 1's idle loop could not take the spinner in. */
+	while (spinner_on != 1)
+		usleep(1000);
 	int fd = perf_open(&a, spinner_tid, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	uint64_t v1 = perf_value(fd);
