@@ -344,6 +344,10 @@ static void start_rotation(void)
  * to the error state, as Linux does. True if a flexible one must wait. */
 static __always_inline bool sched_in_group(struct perf_event *g)
 {
+	/* A task's group bound to a CPU counts only there (Linux's
+	 * event_filter_match); a CPU context's are all its CPU's. */
+	if (unlikely(g->cpu >= 0 && g->cpu != smp_processor_id()))
+		return false;
 	if (g->state != PERF_EVENT_STATE_INACTIVE || !group_sched_in(g))
 		return false;
 	if (g->attr.pinned) {
@@ -428,7 +432,8 @@ static void rotation_tick(struct timer *t, struct pt_regs *regs)
 
 /* ---- operations on a context whose task runs on another CPU ---- */
 
-/* The CPU other than this one whose current task is ctx's, or -1. Stable
+/* The CPU other than this one where ctx's events count: its CPU's for a
+ * CPU context, or the CPU whose current task is ctx's; else -1. Stable
  * while the caller holds the kernel lock: no CPU switches tasks without it.
  * An operation on such a context runs there, by IPI, as Linux's
  * event_function_call: its events are on that CPU's PMU, and its lists are
@@ -437,8 +442,12 @@ static int ctx_elsewhere(const struct perf_event_context *ctx)
 {
 	struct task *t = ctx ? ctx->task : NULL;
 
-	if (!kernel_lock_on || !t || t == current)
+	if (!kernel_lock_on || !ctx || t == current)
 		return -1;
+	if (!t) {
+		int cpu = perf_ctx_cpu(ctx);
+		return cpu != smp_processor_id() ? cpu : -1;	/* -1: a dead task's */
+	}
 	int cpu = READ_ONCE(t->cpu);
 	return cpus[cpu]->curr == t ? cpu : -1;
 }

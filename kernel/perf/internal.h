@@ -18,12 +18,18 @@ static inline struct perf_event_context *perf_cpu_context(int cpu)
 	return per_cpu_ptr(&perf_cpu_ctx, cpu);
 }
 
-static inline bool perf_ctx_is_cpu(const struct perf_event_context *ctx)
+/* The CPU whose context ctx is, or -1 for a task's. */
+static inline int perf_ctx_cpu(const struct perf_event_context *ctx)
 {
 	for (int i = 0; i < nr_cpus; i++)
 		if (ctx == perf_cpu_context(i))
-			return true;
-	return false;
+			return i;
+	return -1;
+}
+
+static inline bool perf_ctx_is_cpu(const struct perf_event_context *ctx)
+{
+	return perf_ctx_cpu(ctx) >= 0;
 }
 
 /* The mmap buffer of an event (mmap.c); e->rb is the buffer e's records go

@@ -12,13 +12,6 @@
 #include <linux/time.h>
 #include <pmuos/perf_ext.h>
 
-/* The CPUs an event may be bound to: cpu 0 alone. The application
- * processors are up but only idle (smp.c): no task runs there and their
- * PMU state is not set up, so an event bound to one would never count.
- * The SMP scheduling step raises this to nr_cpus, with
- * /sys/devices/system/cpu/online (sysfs.c). */
-#define PERF_NR_CPUS		1
-
 static unsigned perf_file_poll(struct file *f)
 {
 	return perf_event_poll(f->priv);
@@ -153,7 +146,8 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	}
 	if (task && leader && leader->attr.inherit != attr->inherit)
 		return discard(e, -EINVAL);
-	if ((unsigned int)cpu >= PERF_NR_CPUS && (!task || cpu != -1))
+	/* Every possible CPU is online: no ENODEV. */
+	if ((unsigned int)cpu >= (unsigned int)nr_cpus && (!task || cpu != -1))
 		return discard(e, -EINVAL);
 	if (unlikely(perf_attr_flags(attr) & (ATTR_FLAG_SIGTRAP | ATTR_FLAG_INHERIT))) {
 		if (attr->sigtrap && !task)

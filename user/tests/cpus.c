@@ -323,6 +323,42 @@ TEST(event_of_a_task_running_on_another_cpu)
 	pin(-1);
 }
 
+/* perf_event_open's cpu argument, as Linux 6.1's: any online CPU for a CPU-wide event, EINVAL
+ * past the last. A CPU-wide task-clock on CPU 1 counts there while CPU 0 reads it; a task's
+ * event bound to CPU 1 counts only while the task runs there. */
+TEST(events_bound_to_each_cpu)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	int n = online_cpus();
+
+	ASSERT_GT(n, 0);
+	EXPECT_ERRNO(perf_open(&a, -1, n, -1, 0), EINVAL);
+	EXPECT_ERRNO(perf_open(&a, 0, n, -1, 0), EINVAL);
+	if (n < 2)
+		SKIP("one CPU online");
+	pin(0);
+	int wide = perf_open(&a, -1, 1, -1, 0);
+	ASSERT_GE(wide, 0);
+	uint64_t w1 = perf_value(wide);
+	burn();
+	EXPECT_GT(perf_value(wide), w1);	/* CPU 1's clock, read from CPU 0 */
+	close(wide);
+
+	int bound = perf_open(&a, 0, 1, -1, 0);
+	ASSERT_GE(bound, 0);
+	burn();
+	EXPECT_EQ(perf_value(bound), 0);	/* this task is on CPU 0 */
+	pin(1);
+	burn();
+	EXPECT_GT(perf_value(bound), 0);
+	pin(0);			/* counted until the task left CPU 1 in this call */
+	uint64_t b1 = perf_value(bound);
+	burn();
+	EXPECT_EQ(perf_value(bound), b1);	/* and not since */
+	close(bound);
+	pin(-1);
+}
+
 /* ---- a page taken away from under a thread on another CPU ---- */
 
 static char *volatile page;

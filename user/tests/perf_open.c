@@ -235,15 +235,18 @@ TEST(pid_argument)
 	EXPECT_ERRNO(perf_open(&attr, -2, -1, -1, 0), ESRCH);
 }
 
-/* One CPU (-smp 1): cpu 0 or any, nothing past it. */
+/* Any online CPU or any (-1), nothing past the last. */
 TEST(cpu_argument)
 {
 	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	int fd = perf_open(&attr, 0, 0, -1, 0);
+	int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
-	ASSERT_GE(fd, 0);
-	close(fd);
-	EXPECT_ERRNO(perf_open(&attr, 0, 1, -1, 0), EINVAL);
+	for (int cpu = 0; cpu < cpus; cpu++) {
+		int fd = perf_open(&attr, 0, cpu, -1, 0);
+		ASSERT_GE(fd, 0);
+		close(fd);
+	}
+	EXPECT_ERRNO(perf_open(&attr, 0, cpus, -1, 0), EINVAL);
 	EXPECT_ERRNO(perf_open(&attr, 0, 4096, -1, 0), EINVAL);
 	EXPECT_ERRNO(perf_open(&attr, 0, -2, -1, 0), EINVAL);
 }
@@ -258,7 +261,7 @@ TEST(cpu_wide_events)
 	EXPECT_GT(perf_value(fd), 0);
 	close(fd);
 	EXPECT_ERRNO(perf_open(&attr, -1, -1, -1, 0), EINVAL);
-	EXPECT_ERRNO(perf_open(&attr, -1, 1, -1, 0), EINVAL);
+	EXPECT_ERRNO(perf_open(&attr, -1, (int)sysconf(_SC_NPROCESSORS_ONLN), -1, 0), EINVAL);
 }
 
 TEST(open_flags)
