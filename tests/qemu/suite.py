@@ -148,8 +148,15 @@ def save(log_dir, name, log):
             f.write(log)
 
 
+# OVMF under icount takes 60-90 s of a quiet 2-core host for the whole userland, beside the
+# other runs, and has passed 120 s on a loaded one: its boots get this many times the
+# per-boot timeout, which only a hung boot waits out.
+UEFI_TIMEOUT_FACTOR = 3
+
+
 def boot_iso(iso, firmware, opts, name):
-    log, code, timed_out = run.boot(iso, firmware, opts.timeout, **TTY_INPUT)
+    timeout = opts.timeout * (UEFI_TIMEOUT_FACTOR if firmware == "uefi" else 1)
+    log, code, timed_out = run.boot(iso, firmware, timeout, **TTY_INPUT)
     save(opts.log_dir, name, log)
     return ktap.evaluate(log, code, timed_out), f"QEMU exit code {code}"
 
