@@ -438,11 +438,11 @@ static void rotation_tick(struct timer *t, struct pt_regs *regs)
  * An operation on such a context runs there, by IPI, as Linux's
  * event_function_call: its events are on that CPU's PMU, and its lists are
  * what that CPU's switches read. */
-static int ctx_elsewhere(const struct perf_event_context *ctx)
+static int ctx_elsewhere_smp(const struct perf_event_context *ctx)
 {
 	struct task *t = ctx ? ctx->task : NULL;
 
-	if (!kernel_lock_on || !ctx || t == current)
+	if (!ctx || t == current)
 		return -1;
 	if (!t) {
 		int cpu = perf_ctx_cpu(ctx);
@@ -450,6 +450,12 @@ static int ctx_elsewhere(const struct perf_event_context *ctx)
 	}
 	int cpu = READ_ONCE(t->cpu);
 	return cpus[cpu]->curr == t ? cpu : -1;
+}
+
+/* On one CPU (the kernel lock off) everything is here: one test. */
+static __always_inline int ctx_elsewhere(const struct perf_event_context *ctx)
+{
+	return likely(!kernel_lock_on) ? -1 : ctx_elsewhere_smp(ctx);
 }
 
 struct ctx_call {
@@ -467,9 +473,21 @@ static void install_there(void *arg)
 	perf_install_in_context(c->ctx, c->e);
 }
 
+/* Apart from the callers, which then keep no call frame for the IPI. */
+static __attribute__((noinline)) void install_on(int cpu, struct perf_event_context *ctx,
+						 struct perf_event *e)
+{
+	smp_call_function_single(cpu, install_there, &(struct ctx_call){ .ctx = ctx, .e = e });
+}
+
 static void remove_there(void *arg)
 {
 	perf_remove_from_context(((struct ctx_call *)arg)->e);
+}
+
+static __attribute__((noinline)) void remove_on(int cpu, struct perf_event *e)
+{
+	smp_call_function_single(cpu, remove_there, &(struct ctx_call){ .e = e });
 }
 
 static void set_enabled_there(void *arg)
@@ -483,8 +501,8 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 {
 	int there = ctx_elsewhere(ctx);
 
-	if (there >= 0) {
-		smp_call_function_single(there, install_there, &(struct ctx_call){ .ctx = ctx, .e = e });
+	if (unlikely(there >= 0)) {
+		install_on(there, ctx, e);
 		return;
 	}
 
@@ -529,8 +547,8 @@ void perf_remove_from_context(struct perf_event *e)
 	struct perf_event_context *ctx = e->ctx;
 	int there = ctx_elsewhere(ctx);
 
-	if (there >= 0) {
-		smp_call_function_single(there, remove_there, &(struct ctx_call){ .e = e });
+	if (unlikely(there >= 0)) {
+		remove_on(there, e);
 		return;
 	}
 	uint64_t flags = irq_save();
