@@ -171,14 +171,18 @@ static inline uint64_t perf_primary_id(const struct perf_event *e)
  * read on this CPU, or by IPI on the CPU it is active on (Linux's
  * perf_event_read); interrupts off. */
 void perf_event_fold_remote(struct perf_event *e);
-static inline void perf_event_fold(struct perf_event *e)
+static inline void perf_event_fold_active(struct perf_event *e)
 {
-	if (e->state != PERF_EVENT_STATE_ACTIVE)
-		return;
 	if (likely(e->oncpu == smp_processor_id()))
 		e->pmu->read(e);
 	else
 		perf_event_fold_remote(e);
+}
+
+static inline void perf_event_fold(struct perf_event *e)
+{
+	if (e->state == PERF_EVENT_STATE_ACTIVE)
+		perf_event_fold_active(e);
 }
 
 static inline void perf_event_read_count(struct perf_event *e)

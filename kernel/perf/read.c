@@ -65,10 +65,7 @@ long perf_file_read(struct file *f, char *ubuf, size_t n)
 		return read_locked(f, ubuf, n);
 	cli();
 	if (likely(e->state == PERF_EVENT_STATE_ACTIVE)) {
-		if (likely(e->oncpu == smp_processor_id()))
-			e->pmu->read(e);
-		else
-			perf_event_fold_remote(e);
+		perf_event_fold_active(e);
 	} else if (e->state == PERF_EVENT_STATE_ERROR) {
 		sti();
 		return 0;	/* as read_formatted */
