@@ -34,7 +34,7 @@ KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-r
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
 KERNEL_ASM := kernel/entry.asm kernel/trampoline.asm kernel/mm/copy_user.asm
 KERNEL_C := \
-	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/main.c kernel/percpu.c kernel/cpu_stats.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
@@ -50,7 +50,7 @@ KERNEL_C := \
 	kernel/fs/initramfs.c kernel/fs/rootfs.c kernel/fs/dev.c kernel/fs/proc.c \
 	kernel/fs/proc_pid.c kernel/fs/proc_info.c kernel/fs/proc_sys.c \
 	kernel/fs/sysfs_mount.c kernel/fs/filemap.c kernel/fs/outdir.c kernel/test/fs.c \
-	kernel/lib/string.c kernel/lib/vsprintf.c \
+	kernel/lib/string.c kernel/lib/vsprintf.c kernel/lib/cpulist.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
 	kernel/mm/uaccess.c kernel/mm/uspace.c kernel/mm/tlb.c \
 	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \

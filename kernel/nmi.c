@@ -1,5 +1,6 @@
 /* NMI dispatch. Runs on its own IST stack, possibly inside any other kernel code
  * with interrupts off: handlers take no locks, allocate nothing, never fault. */
+#include "cpu_stats.h"
 #include "nmi.h"
 #include "kernel.h"
 #include "panic.h"
@@ -11,7 +12,7 @@
 
 static nmi_handler_t handlers[NMI_HANDLERS_MAX];
 static int nr_handlers;
-unsigned long nmi_count, nmi_unknown;
+unsigned long nmi_unknown;
 
 void nmi_register(nmi_handler_t handler)
 {
@@ -25,7 +26,7 @@ void nmi_dispatch(struct pt_regs *regs)
 {
 	bool handled = false;
 
-	nmi_count++;
+	this_cpu_stats()->nmis++;
 	this_cpu()->nmi_nesting++;
 	/* Ask every handler: two sources may have raised one NMI together. */
 	for (int i = 0; i < READ_ONCE(nr_handlers); i++)

@@ -7,5 +7,5 @@ typedef bool (*nmi_handler_t)(struct pt_regs *regs);
 
 void nmi_register(nmi_handler_t handler);
 void nmi_dispatch(struct pt_regs *regs);
-/* NMIs taken so far, and those no handler claimed. */
-extern unsigned long nmi_count, nmi_unknown;
+/* NMIs no handler claimed (each CPU's NMIs are its cpu_stats' nmis). */
+extern unsigned long nmi_unknown;

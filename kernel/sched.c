@@ -24,6 +24,7 @@
  * takes it again where it resumes. */
 #include "sched.h"
 #include "clock.h"
+#include "cpu_stats.h"
 #include "entry_work.h"
 #include "gdt.h"
 #include "kernel_lock.h"
@@ -416,7 +417,7 @@ void sched_idle(bool (*done)(void *arg), void *arg)
 		pmu_sim_halt(true);	/* the PMU model counts no halted time */
 		sti_hlt();
 		pmu_sim_halt(false);
-		__atomic_fetch_add(&idle_tsc_total, rdtsc() - t0, __ATOMIC_RELAXED);
+		this_cpu_stats()->idle_tsc += rdtsc() - t0;
 	}
 	kernel_unlock();
 	sti();

@@ -7,6 +7,8 @@
 #include "itimer.h"
 #include "pipe.h"
 #include "panic.h"
+#include "sched.h"
+#include "lib/cpulist.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
 #include "mm/frames.h"
@@ -48,7 +50,8 @@ struct node {
 	const struct node_type *type;
 	struct pmu *pmu;		/* in the subtree of devices/<pmu> */
 	const void *data;		/* the type's own: a child table, an attribute */
-	long index;			/* the type's own: an entry of an events source */
+	long index;			/* the type's own: an entry of an events source, the
+					 * CPU of a cpuN directory (tables pass it down) */
 	char name[SYSFS_NAME_MAX];
 };
 
@@ -85,7 +88,8 @@ static bool table_child(const struct node *dir, long i, struct node *out)
 		if (e->present && !e->present(dir, e->data))
 			continue;
 		if (i-- == 0) {
-			*out = (struct node){ .type = e->type, .pmu = dir->pmu, .data = e->data };
+			*out = (struct node){ .type = e->type, .pmu = dir->pmu, .data = e->data,
+					      .index = dir->index };
 			set_name(out, e->name);
 			return true;
 		}
@@ -264,7 +268,21 @@ static struct pmu *nth_pmu(long i)
 	return p;
 }
 
-/* ---- /sys/devices/system/cpu: one CPU, and its caches from CPUID ---- */
+/* ---- /sys/devices/system/cpu: a directory per CPU, caches from CPUID ---- */
+
+/* A set of CPUs as the file's name says: a cpulist ("0-3") for a *_list
+ * file, else a hex mask as wide as the CPUs need ("f"). */
+static int cpus_show_as(const char *name, uint64_t mask, char *buf, size_t size)
+{
+	size_t len = strlen(name);
+	char text[96];
+
+	if (len >= 5 && !strcmp(name + len - 5, "_list"))
+		cpulist_format(text, sizeof(text), mask);
+	else
+		cpumask_format(text, sizeof(text), mask, nr_cpus);
+	return clip(snprintf(buf, size, "%s\n", text), size);
+}
 
 static int text_show(const struct node *n, char *buf, size_t size)
 {
@@ -274,7 +292,9 @@ static int text_show(const struct node *n, char *buf, size_t size)
 static const struct node_type text_file = { SYSFS_FILE, .show = text_show };
 
 /* A cache as CPUID leaf 4 (Intel) or 0x8000001D (AMD, with TOPOEXT) gives
- * it: the same layout (SDM Vol. 2A CPUID; APM Vol. 3 E.4.15). */
+ * it: the same layout (SDM Vol. 2A CPUID; APM Vol. 3 E.4.15). A cache
+ * node's index is its CPU times CACHES_MAX plus the cache's subleaf. */
+#define CACHES_MAX	16
 struct cache_desc {
 	unsigned type, level, line, partitions, ways, sets;
 };
@@ -339,7 +359,7 @@ static bool cache_of(long i, struct cache_desc *c)
 		if (!topoext)
 			return amd_legacy_cache(i, c);
 	}
-	if (i < 0 || i >= 16 || (leaf == 4 ? cpu_caps.max_leaf < 4 : !topoext))
+	if (i < 0 || i >= CACHES_MAX || (leaf == 4 ? cpu_caps.max_leaf < 4 : !topoext))
 		return false;
 	cpuid_count(leaf, i, &a, &b, &cx, &d);
 	if (!(a & 0x1f))
@@ -354,13 +374,21 @@ static const char *const cache_attrs[] = {
 	"shared_cpu_list", "shared_cpu_map", "size", "type", "ways_of_associativity",
 };
 
+/* The CPUs that share a cache: each core its own L1 and L2, the one
+ * package's L3 every CPU (as /proc/cpuinfo describes the machine). */
+static uint64_t cache_sharers(const struct cache_desc *c, int cpu)
+{
+	return c->level >= 3 ? cpus_online_mask() : BIT_ULL(cpu);
+}
+
 static int cache_attr_show(const struct node *n, char *buf, size_t size)
 {
 	static const char *const types[] = { "Null", "Data", "Instruction", "Unified" };
 	const char *attr = n->data;
+	int cpu = n->index / CACHES_MAX;
 	struct cache_desc c;
 
-	if (!cache_of(n->index, &c))
+	if (!cache_of(n->index % CACHES_MAX, &c))
 		return clip(snprintf(buf, size, "\n"), size);
 	unsigned long v = !strcmp(attr, "coherency_line_size") ? c.line :
 		!strcmp(attr, "level") ? c.level : !strcmp(attr, "number_of_sets") ? c.sets :
@@ -371,9 +399,11 @@ static int cache_attr_show(const struct node *n, char *buf, size_t size)
 				     c.ways * c.sets / 1024), size);
 	if (!strcmp(attr, "type"))
 		return clip(snprintf(buf, size, "%s\n", types[c.type & 3]), size);
-	if (!strcmp(attr, "shared_cpu_map"))
-		return clip(snprintf(buf, size, "1\n"), size);
-	return clip(snprintf(buf, size, "%lu\n", v), size);	/* id, shared_cpu_list: 0 */
+	if (!strcmp(attr, "shared_cpu_map") || !strcmp(attr, "shared_cpu_list"))
+		return cpus_show_as(attr, cache_sharers(&c, cpu), buf, size);
+	if (!strcmp(attr, "id"))	/* Linux's: the core's for a core's cache */
+		v = c.level >= 3 ? 0 : cpu;
+	return clip(snprintf(buf, size, "%lu\n", v), size);
 }
 
 static const struct node_type cache_attr_file = { SYSFS_FILE, .show = cache_attr_show };
@@ -397,7 +427,7 @@ static bool cache_child(const struct node *dir, long i, struct node *out)
 
 	if (!cache_of(i, &c))
 		return false;
-	*out = (struct node){ .type = &cache_index_dir, .index = i };
+	*out = (struct node){ .type = &cache_index_dir, .index = dir->index * CACHES_MAX + i };
 	snprintf(name, sizeof(name), "index%ld", i);
 	set_name(out, name);
 	return true;
@@ -407,13 +437,34 @@ static const struct node_type cache_dir = { SYSFS_DIR, .child = cache_child };
 
 #define TEXT(n, v)		ENTRY(n, &text_file, .data = (v))
 
+/* One package of single-threaded cores: a CPU's core and thread siblings
+ * are itself, its package siblings every CPU. data: "core" or "package",
+ * the mask's width; the name's end says mask or list. */
+static int topology_mask_show(const struct node *n, char *buf, size_t size)
+{
+	uint64_t mask = !strcmp(n->data, "core") ? BIT_ULL(n->index) : cpus_online_mask();
+
+	return cpus_show_as(n->name, mask, buf, size);
+}
+
+static const struct node_type topology_mask_file = { SYSFS_FILE, .show = topology_mask_show };
+
+static int core_id_show(const struct node *n, char *buf, size_t size)
+{
+	return clip(snprintf(buf, size, "%ld\n", n->index), size);
+}
+
+static const struct node_type core_id_file = { SYSFS_FILE, .show = core_id_show };
+
+#define MASK(n, of)		ENTRY(n, &topology_mask_file, .data = (of))
+
 static const struct entry topology_entries[] = {
-	TEXT("core_cpus", "1"), TEXT("core_cpus_list", "0"), TEXT("core_id", "0"),
-	TEXT("core_siblings", "1"), TEXT("core_siblings_list", "0"), TEXT("die_id", "0"),
-	TEXT("physical_package_id", "0"), TEXT("thread_siblings", "1"),
-	TEXT("thread_siblings_list", "0"), { 0 },
+	MASK("core_cpus", "core"), MASK("core_cpus_list", "core"), ENTRY("core_id", &core_id_file),
+	MASK("core_siblings", "package"), MASK("core_siblings_list", "package"),
+	TEXT("die_id", "0"), TEXT("physical_package_id", "0"), MASK("thread_siblings", "core"),
+	MASK("thread_siblings_list", "core"), { 0 },
 };
-static const struct entry cpu0_entries[] = {
+static const struct entry cpuN_entries[] = {
 	ENTRY("cache", &cache_dir),
 	ENTRY("topology", &table_dir, .data = topology_entries),
 	{ 0 },
@@ -422,23 +473,39 @@ static const struct entry cpu0_entries[] = {
  * possible and present (no hotplug). */
 static int cpus_show(const struct node *n, char *buf, size_t size)
 {
-	if (nr_cpus == 1)
-		return clip(snprintf(buf, size, "0\n"), size);
-	return clip(snprintf(buf, size, "0-%d\n", nr_cpus - 1), size);
+	char list[96];
+
+	cpulist_format(list, sizeof(list), cpus_online_mask());
+	return clip(snprintf(buf, size, "%s\n", list), size);
 }
 
 static const struct node_type cpus_file = { SYSFS_FILE, .show = cpus_show };
 
 /* glibc's sysconf(_SC_NPROCESSORS_ONLN) reads online, and the perf tool
- * opens a per-CPU event on each online CPU. Only cpu0 has its directory
- * (its caches and topology) yet. */
+ * opens a per-CPU event on each online CPU and reads each one's topology. */
 static const struct entry cpu_entries[] = {
-	ENTRY("cpu0", &table_dir, .data = cpu0_entries),
 	TEXT("kernel_max", "0"), TEXT("offline", ""), ENTRY("online", &cpus_file),
 	ENTRY("possible", &cpus_file), ENTRY("present", &cpus_file), { 0 },
 };
-static const struct entry system_entries[] = {
-	ENTRY("cpu", &table_dir, .data = cpu_entries), { 0 } };
+
+/* cpu0 .. cpuN-1 (index: the CPU), then the files about them all. */
+static bool cpu_dir_child(const struct node *dir, long i, struct node *out)
+{
+	char name[16];
+
+	if (i >= nr_cpus) {
+		struct node files = { .data = cpu_entries };
+		return table_child(&files, i - nr_cpus, out);
+	}
+	*out = (struct node){ .type = &table_dir, .data = cpuN_entries, .index = i };
+	snprintf(name, sizeof(name), "cpu%ld", i);
+	set_name(out, name);
+	return true;
+}
+
+static const struct node_type cpu_dir = { SYSFS_DIR, .child = cpu_dir_child };
+
+static const struct entry system_entries[] = { ENTRY("cpu", &cpu_dir), { 0 } };
 static const struct entry system_entry = ENTRY("system", &table_dir, .data = system_entries);
 
 /* /sys/devices: the PMUs, then system/. */

@@ -28,7 +28,6 @@ static int next_pid = 1;
 int pid_max = 32768;		/* PID_MAX_DEFAULT, Linux's with one CPU */
 unsigned long tasks_forked;
 unsigned long context_switches;
-uint64_t idle_tsc_total;
 int last_pid;
 
 void task_enter_user(void);

@@ -129,7 +129,6 @@ void fork_init(void);
 /* For /proc/stat, /proc/uptime, /proc/loadavg: tasks started since boot,
  * context switches, halted time, the last pid. */
 extern unsigned long tasks_forked, context_switches;
-extern uint64_t idle_tsc_total;
 extern int last_pid;
 
 /* A new task with a pid, a kernel stack and everything zeroed but what

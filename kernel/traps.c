@@ -3,6 +3,7 @@
 #include "kernel_lock.h"
 #include "apic.h"
 #include "entry_work.h"
+#include "cpu_stats.h"
 #include "nmi.h"
 #include "panic.h"
 #include "pmu/breakpoint.h"
@@ -24,8 +25,6 @@ static const char *const exception_names[32] = {
 
 static irq_handler_t irq_handlers[256];
 
-unsigned long irq_count[256];
-unsigned long pmi_count;
 
 /* Vectors whose handlers take no kernel lock (kernel_lock.c). */
 static bool irq_lockless[256];
@@ -104,7 +103,7 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 			task_user_exception(regs);
 		else
 			kernel_exception(regs);
-	} else if (__atomic_fetch_add(&irq_count[v], 1, __ATOMIC_RELAXED), v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
+	} else if (this_cpu_stats()->irqs[v]++, v != IRQ_VECTOR_SPURIOUS) {	/* spurious: no EOI (SDM Vol. 3A 11.9) */
 		if (irq_handlers[v])
 			irq_handlers[v](regs);
 		else

@@ -52,11 +52,6 @@ struct extable_entry {
 
 typedef void (*irq_handler_t)(struct pt_regs *regs);
 
-/* Interrupts taken per vector (32-255) since boot, for /proc/interrupts and
- * /proc/stat; NMIs are nmi_count's (nmi.h), PMIs pmi_count's. */
-extern unsigned long irq_count[256];
-extern unsigned long pmi_count;
-
 void irq_register(unsigned vector, irq_handler_t handler);
 /* The same for an IPI whose handler takes no kernel lock (kernel_lock.c):
  * it must touch only per-CPU state or what its sender waits on. */

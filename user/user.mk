@@ -34,7 +34,7 @@ USER_ARGS_startup-pie := alpha beta
 
 USER_OBJS := $(patsubst %,$(BUILD)/user/tests/%.o,$(USER_TESTS) bench bench_smp segv) \
 	$(BUILD)/user/lib/ktap.o $(BUILD)/user/lib/bench.o $(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o \
-	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/lib/file.o $(BUILD)/user/demo.o $(BUILD)/user/init.o \
+	$(BUILD)/user/lib/itrace_decode.o $(BUILD)/user/lib/file.o $(BUILD)/user/lib/cpu.o $(BUILD)/user/demo.o $(BUILD)/user/init.o \
 	$(BUILD)/user/pie/tests/startup.o $(BUILD)/user/pie/lib/ktap.o
 
 $(USER_UAPI)/.stamp:
@@ -57,7 +57,7 @@ $(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
 # whole-file and bench-figure helpers) too: unused ones are small.
 $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o \
 		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o \
-		$(BUILD)/user/lib/file.o $(BUILD)/user/lib/bench.o
+		$(BUILD)/user/lib/file.o $(BUILD)/user/lib/cpu.o $(BUILD)/user/lib/bench.o
 	@echo "  LD      $@"
 	@$(USER_CC) -static -no-pie $^ -o $@
 

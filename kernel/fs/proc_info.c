@@ -4,6 +4,7 @@
 #include "../clock.h"
 #include "proc.h"
 #include "../cpu.h"
+#include "../cpu_stats.h"
 #include "../kallsyms.h"
 #include "../nmi.h"
 #include "../syscall.h"
@@ -236,27 +237,40 @@ static uint64_t uptime_ns(void)
 
 static unsigned long interrupts_total(void)
 {
-	unsigned long sum = nmi_count;
+	unsigned long sum = 0;
 
-	for (int v = 32; v < 256; v++)
-		sum += irq_count[v];
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		const struct cpu_stats *st = cpu_stats_of(cpu);
+
+		sum += READ_ONCE(st->nmis);
+		for (int v = 32; v < 256; v++)
+			sum += READ_ONCE(st->irqs[v]);
+	}
 	return sum;
+}
+
+static uint64_t to_user_hz(uint64_t tsc)
+{
+	return tsc_to_ns(tsc) / (NSEC_PER_SEC / USER_HZ);
+}
+
+/* A CPU's time not idle counts as user time (pmuos keeps no split). */
+static void stat_cpu_line(struct seq *s, uint64_t up, uint64_t idle)
+{
+	seq_printf(s, " %lu 0 0 %lu 0 0 0 0 0 0\n", up > idle ? up - idle : 0, idle);
 }
 
 static int stat_show(const struct proc_node *n, struct seq *s)
 {
 	uint64_t up = uptime_ns() / (NSEC_PER_SEC / USER_HZ);
-	uint64_t idle = tsc_to_ns(idle_tsc_total) / (NSEC_PER_SEC / USER_HZ);
 	uint64_t realtime = 0;
-	uint64_t user = up > idle ? up - idle : 0;
 
 	clock_read_ns(CLOCK_REALTIME, &realtime);
-	for (int cpu = -1; cpu < 1; cpu++) {
-		if (cpu < 0)
-			seq_puts(s, "cpu ");
-		else
-			seq_printf(s, "cpu%d", cpu);
-		seq_printf(s, " %lu 0 0 %lu 0 0 0 0 0 0\n", user, idle);
+	seq_puts(s, "cpu ");
+	stat_cpu_line(s, up * nr_cpus, to_user_hz(cpu_stats_idle_tsc()));
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		seq_printf(s, "cpu%d", cpu);
+		stat_cpu_line(s, up, to_user_hz(READ_ONCE(cpu_stats_of(cpu)->idle_tsc)));
 	}
 	seq_printf(s, "intr %lu", interrupts_total());
 	for (int irq = 0; irq < 16; irq++)
@@ -269,7 +283,7 @@ static int stat_show(const struct proc_node *n, struct seq *s)
 
 static int uptime_show(const struct proc_node *n, struct seq *s)
 {
-	uint64_t up = uptime_ns() / (NSEC_PER_SEC / 100), idle = tsc_to_ns(idle_tsc_total) /
+	uint64_t up = uptime_ns() / (NSEC_PER_SEC / 100), idle = tsc_to_ns(cpu_stats_idle_tsc()) /
 		      (NSEC_PER_SEC / 100);
 
 	seq_printf(s, "%lu.%02lu %lu.%02lu\n", up / 100, up % 100, idle / 100, idle % 100);
@@ -372,21 +386,36 @@ static int kallsyms_show(const struct proc_node *n, struct seq *s)
 
 static int interrupts_show(const struct proc_node *n, struct seq *s)
 {
-	/* arch_show_interrupts' lines for what pmuos takes: NMIs, the local
-	 * timer, spurious ones, PMIs, and the self-IPI of deferred perf work
-	 * (Linux's irq_work, IWI). No device interrupt: the UART is polled. */
-	const struct { const char *name; unsigned long count; const char *what; } lines[] = {
-		{ "NMI", nmi_count, "Non-maskable interrupts" },
-		{ "LOC", irq_count[IRQ_VECTOR_TIMER], "Local timer interrupts" },
-		{ "SPU", irq_count[IRQ_VECTOR_SPURIOUS], "Spurious interrupts" },
-		{ "PMI", pmi_count, "Performance monitoring interrupts" },
-		{ "IWI", irq_count[IRQ_VECTOR_PERF_WORK], "IRQ work interrupts" },
+	/* arch_show_interrupts' lines for what pmuos takes, a column per CPU:
+	 * NMIs, the local timer, spurious ones, PMIs, the self-IPI of deferred
+	 * perf work (Linux's irq_work, IWI) and the reschedule and function-call
+	 * IPIs. No device interrupt: the UART is polled. */
+#define STAT(field)	offsetof(struct cpu_stats, field)
+	static const struct { const char *name; size_t count; const char *what; } lines[] = {
+		{ "NMI", STAT(nmis), "Non-maskable interrupts" },
+		{ "LOC", STAT(irqs[IRQ_VECTOR_TIMER]), "Local timer interrupts" },
+		{ "SPU", STAT(irqs[IRQ_VECTOR_SPURIOUS]), "Spurious interrupts" },
+		{ "PMI", STAT(pmis), "Performance monitoring interrupts" },
+		{ "IWI", STAT(irqs[IRQ_VECTOR_PERF_WORK]), "IRQ work interrupts" },
+		{ "RES", STAT(irqs[IRQ_VECTOR_RESCHEDULE]), "Rescheduling interrupts" },
+		{ "CAL", STAT(irqs[IRQ_VECTOR_CALL_FUNCTION]), "Function call interrupts" },
 	};
+#undef STAT
 
 	seq_printf(s, "%*s", 3 + 8, "");
-	seq_printf(s, "CPU%-8d\n", 0);
-	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
-		seq_printf(s, "%3s: %10lu   %s\n", lines[i].name, lines[i].count, lines[i].what);
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		seq_printf(s, "CPU%-8d", cpu);
+	seq_puts(s, "\n");
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		seq_printf(s, "%3s:", lines[i].name);
+		for (int cpu = 0; cpu < nr_cpus; cpu++) {
+			const char *st = (const char *)cpu_stats_of(cpu);
+
+			seq_printf(s, " %10lu", READ_ONCE(*(const unsigned long *)(st +
+										 lines[i].count)));
+		}
+		seq_printf(s, "   %s\n", lines[i].what);
+	}
 	seq_printf(s, "%3s: %10lu\n%3s: %10lu\n", "ERR", 0ul, "MIS", 0ul);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "../task.h"
 #include "../tsc.h"
 #include "../x86.h"
+#include "../lib/cpulist.h"
 #include "../lib/string.h"
 #include "../mm/paging.h"
 #include "../mm/uspace.h"
@@ -152,10 +153,13 @@ static int status_show(const struct proc_node *n, struct seq *s)
 {
 	struct task *t = task_of(n);
 	struct vm_counts c;
+	char cpus[24], cpu_list[96];
 
 	if (!t)
 		return -ESRCH;
 	vm_count(t->us, &c);
+	cpumask_format(cpus, sizeof(cpus), t->cpus_allowed, nr_cpus);
+	cpulist_format(cpu_list, sizeof(cpu_list), t->cpus_allowed);
 	seq_printf(s, "Name:\t%s\nUmask:\t%04o\nState:\tR (running)\nTgid:\t%d\nNgid:\t0\n"
 		   "Pid:\t%d\nPPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
 		   "FDSize:\t%d\nGroups:\t \nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t0\nNSsid:\t0\n",
@@ -186,10 +190,10 @@ static int status_show(const struct proc_node *n, struct seq *s)
 		 "CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n"
 		 "CapAmb:\t0000000000000000\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n"
 		 "Speculation_Store_Bypass:\tnot vulnerable\n"
-		 "SpeculationIndirectBranch:\talways enabled\n"
-		 "Cpus_allowed:\t1\nCpus_allowed_list:\t0\nMems_allowed:\t1\n"
-		 "Mems_allowed_list:\t0\nvoluntary_ctxt_switches:\t0\n"
-		 "nonvoluntary_ctxt_switches:\t0\n");
+		 "SpeculationIndirectBranch:\talways enabled\n");
+	seq_printf(s, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\nMems_allowed:\t1\n"
+		   "Mems_allowed_list:\t0\nvoluntary_ctxt_switches:\t0\n"
+		   "nonvoluntary_ctxt_switches:\t0\n", cpus, cpu_list);
 	return 0;
 }
 

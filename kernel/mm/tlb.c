@@ -4,8 +4,11 @@
  * copy-on-write break or a fork's write protection took away, and no CPU may
  * keep a freed address space's tables in CR3. Each CPU keeps the TLB of the
  * last address space it loaded until it loads another (an idle CPU too), so
- * the mask is of CPUs that have it in CR3, as Linux's mm_cpumask. */
+ * the mask is of CPUs that have it in CR3, as Linux's mm_cpumask. The
+ * kernel's own mappings that go away (the vmalloc area's) are flushed on
+ * every CPU. */
 #include "tlb.h"
+#include "paging.h"
 #include "uspace.h"
 #include "../percpu.h"
 #include "../smp.h"
@@ -54,4 +57,25 @@ void tlb_forget(struct uspace *us)
 	for (uint64_t cpus = __atomic_load_n(&us->cpus_loaded, __ATOMIC_RELAXED); cpus;
 	     cpus &= cpus - 1)
 		smp_call_function_single(__builtin_ctzll(cpus), unload_here, us);
+}
+
+struct kernel_range {
+	uint64_t start, end;
+};
+
+static void invlpg_range(void *arg)
+{
+	const struct kernel_range *r = arg;
+
+	for (uint64_t va = r->start; va < r->end; va += PAGE_SIZE)
+		invlpg(va);
+}
+
+void tlb_flush_kernel_range(uint64_t start, uint64_t end)
+{
+	struct kernel_range r = { start, end };
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != smp_processor_id())
+			smp_call_function_single(cpu, invlpg_range, &r);
 }

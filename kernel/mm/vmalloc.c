@@ -4,6 +4,7 @@
 #include "frames.h"
 #include "kmalloc.h"
 #include "paging.h"
+#include "tlb.h"
 #include "../kernel.h"
 #include "../panic.h"
 #include "../x86.h"
@@ -48,12 +49,23 @@ static struct vm_area *area_alloc(size_t pages, bool borrowed)
 	return a;
 }
 
+/* Unmaps a batch at a time: its frames are freed only once no CPU's TLB
+ * holds them (tlb_flush_kernel_range), one round of IPIs per batch. */
+#define RELEASE_BATCH	64
+
 static void area_release(struct vm_area *a)
 {
-	for (size_t i = 0; i < a->pages; i++) {
-		pte_t old = unmap_page(kernel_pml4_phys, a->start + i * PAGE_SIZE);
-		if (!a->borrowed && (old & PTE_P))
-			frame_free(old & PTE_ADDR);
+	for (size_t first = 0; first < a->pages; first += RELEASE_BATCH) {
+		size_t n = MIN(a->pages - first, (size_t)RELEASE_BATCH);
+		uint64_t start = a->start + first * PAGE_SIZE;
+		pte_t old[RELEASE_BATCH];
+
+		for (size_t i = 0; i < n; i++)
+			old[i] = unmap_page(kernel_pml4_phys, start + i * PAGE_SIZE);
+		tlb_flush_kernel_range(start, start + n * PAGE_SIZE);
+		for (size_t i = 0; i < n && !a->borrowed; i++)
+			if (old[i] & PTE_P)
+				frame_free(old[i] & PTE_ADDR);
 	}
 	/* Its page tables too, once nothing else there needs them; the PDPT of the
 	 * vmalloc slot stays, every address space's PML4 points at it. */

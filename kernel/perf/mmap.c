@@ -10,7 +10,7 @@
  * its last mapping frees it, and it counts among the buffer's mappings. */
 #include "internal.h"
 #include "../panic.h"
-#include "../nmi.h"
+#include "../cpu_stats.h"
 #include "../fd.h"
 #include "../task.h"
 #include "../x86.h"
@@ -233,7 +233,7 @@ again:
 	/* An NMI (the PMI rearming this event) may update the page inside our
 	 * update: then ours, finished after it, would leave stale values under
 	 * an even lock. Redo it from the new state. */
-	nmis = READ_ONCE(nmi_count);
+	nmis = READ_ONCE(this_cpu_stats()->nmis);
 	uint64_t now = perf_clock();
 
 	mult = clock_tsc_mult, shift = clock_tsc_shift;
@@ -259,7 +259,7 @@ again:
 	pg->time_zero = 0;
 	barrier();
 	WRITE_ONCE(pg->lock, pg->lock + 1);
-	if (READ_ONCE(nmi_count) != nmis)
+	if (READ_ONCE(this_cpu_stats()->nmis) != nmis)
 		goto again;
 	irq_restore(flags);
 }

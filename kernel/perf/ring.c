@@ -32,7 +32,7 @@
 #include "internal.h"
 #include "layout.h"
 #include "../apic.h"
-#include "../nmi.h"
+#include "../cpu_stats.h"
 #include "../panic.h"
 #include "../x86.h"
 #include "../lib/string.h"
@@ -62,9 +62,9 @@ static inline void nmi_point(unsigned n)
 	if (__builtin_expect(READ_ONCE(rb_nmi_point) != n, 1))
 		return;
 	WRITE_ONCE(rb_nmi_point, 0);
-	unsigned long seen = READ_ONCE(nmi_count);
+	unsigned long seen = READ_ONCE(this_cpu_stats()->nmis);
 	apic_send_self(APIC_DM_NMI, 0);
-	for (int spin = 0; spin < 100000 && READ_ONCE(nmi_count) == seen; spin++)
+	for (int spin = 0; spin < 100000 && READ_ONCE(this_cpu_stats()->nmis) == seen; spin++)
 		pause();
 }
 

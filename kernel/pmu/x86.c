@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "../percpu.h"
 #include "../apic.h"
+#include "../cpu_stats.h"
 #include "../traps.h"
 #include <asm/perf_regs.h>
 #include <asm-generic/errno.h>
@@ -334,7 +335,7 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 	status = overflowed_counters();
 	handled = status != 0;
 	if (handled)
-		pmi_count++;		/* Linux's apic_perf_irqs: /proc/interrupts' PMI */
+		this_cpu_stats()->pmis++;
 	for (int loops = 0; status && loops < PMI_MAX_LOOPS; loops++) {
 		if (x86_pmu.ack_status)
 			x86_pmu.ack_status(status);	/* every bit: no event owns a stray one */

@@ -5,6 +5,7 @@
 #include "../cmdline.h"
 #include "../cpu.h"
 #include "../gdt.h"
+#include "../cpu_stats.h"
 #include "../nmi.h"
 #include "../panic.h"
 #include "../timer.h"
@@ -95,7 +96,7 @@ KTEST(self_nmi_runs_on_ist_stack)
 {
 	static bool registered;
 	uint64_t top = ist_stack_top(IST_NMI);
-	unsigned long before = nmi_count;
+	unsigned long before = this_cpu_stats()->nmis;
 
 	if (!registered)
 		nmi_register(test_nmi);
@@ -109,7 +110,7 @@ KTEST(self_nmi_runs_on_ist_stack)
 		pause();
 	irq_restore(flags);
 	KEXPECT(!nmi_armed);
-	KEXPECT_EQ(nmi_count, before + 1);
+	KEXPECT_EQ(this_cpu_stats()->nmis, before + 1);
 	KEXPECT(nmi_frame < top && nmi_frame >= top - 16 * KiB);
 }
 

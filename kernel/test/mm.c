@@ -2,6 +2,8 @@
 #include "../ktest.h"
 #include "../cpu.h"
 #include "../multiboot.h"
+#include "../percpu.h"
+#include "../smp.h"
 #include "../x86.h"
 #include "../lib/string.h"
 #include "../mm/frames.h"
@@ -116,6 +118,42 @@ KTEST(vmalloc_guard_pages)
 	vfree(p);
 	KEXPECT(translate(kernel_pml4_phys, (uint64_t)p, false, false) == 0);
 	KEXPECT_EQ(frame_stats.free, frames);
+}
+
+static void read_first_word(void *arg)
+{
+	uint64_t **p = arg;
+
+	*(uint64_t *)p[1] = *p[0];
+}
+
+/* A page vfree unmaps leaves every CPU's TLB, global entry and all: another
+ * CPU that read it reads the next vmalloc at that address from its new
+ * frame. Without the flush there, it read the freed frame (a task struct
+ * or kernel stack of a task that had run there, seen zeroed). */
+KTEST(vfree_reaches_every_cpu_tlb)
+{
+	for (int cpu = 1; cpu < nr_cpus; cpu++) {
+		uint64_t *p = vmalloc(PAGE_SIZE), seen = 0;
+		void *args[2] = { p, &seen };
+
+		KASSERT(p);
+		*p = 1;
+		smp_call_function_single(cpu, read_first_word, args);
+		KEXPECT_EQ(seen, 1);
+		vfree(p);
+		uint64_t held = frame_alloc();	/* p's frame, most likely: not q's */
+		uint64_t *q = vmalloc(PAGE_SIZE);
+		KASSERT(q);
+		if (q == p) {	/* the same address, a new frame */
+			*q = 2;
+			args[0] = q;
+			smp_call_function_single(cpu, read_first_word, args);
+			KEXPECT_EQ(seen, 2);
+		}
+		vfree(q);
+		frame_free(held);
+	}
 }
 
 KTEST(kernel_image_is_w_xor_x)

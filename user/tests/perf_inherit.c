@@ -2,6 +2,7 @@
  * parent's event, exactly under the simulated PMU; a sampler records the child's samples in the
  * parent's ring under the child's pid; inherit_stat's copies; inherit_thread), events on
  * another task with enable_on_exec, and the FORK, COMM (exec) and EXIT records of a child. */
+#include "cpu.h"
 #include "ktap.h"
 #include "perf.h"
 #include "pmuos.h"
@@ -148,6 +149,7 @@ TEST(inherited_sampler_records_the_child)
 	int status, child_samples = 0, mine = 0;
 	uint64_t pos = 0, id = 0;
 
+	ASSERT_TRUE(pin_cpu(0));	/* the event counts on CPU 0: the child runs there too */
 	int fd = perf_open(&a, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(mmap(NULL, 17 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
@@ -177,6 +179,7 @@ TEST(inherited_sampler_records_the_child)
 	perf_ring_unmap(pc);
 	close(fd);
 	(void)mine;
+	pin_cpu(-1);
 }
 
 struct task_record {
@@ -202,6 +205,7 @@ TEST(fork_exec_exit_records)
 	int status, seen = 0;
 	uint64_t pos = 0;
 
+	ASSERT_TRUE(pin_cpu(0));	/* the event counts on CPU 0: the child runs there too */
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_GT(n, 0);
 	self[n] = '\0';
@@ -239,6 +243,7 @@ TEST(fork_exec_exit_records)
 	EXPECT_EQ(seen, 7);
 	perf_ring_unmap(pc);
 	close(fd);
+	pin_cpu(-1);
 }
 
 /* perf stat's way: an event opened on a child that waits, enabled by its exec. */
@@ -294,6 +299,7 @@ TEST(inherit_stat_copies_sync_without_read_records)
 	uint64_t v[4], before[4];
 	int status;
 
+	ASSERT_TRUE(pin_cpu(0));	/* the event counts on CPU 0: the child runs there too */
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_GT(n, 0);
 	self[n] = '\0';
@@ -327,6 +333,7 @@ TEST(inherit_stat_copies_sync_without_read_records)
 		perf_ring_unmap(pc);
 		close(fd);
 	}
+	pin_cpu(-1);
 }
 
 static void *touch_pages(void *arg)
@@ -415,6 +422,9 @@ TEST(own_context_switches_counted)
 	int there[2], back[2], status;
 	char c = 0;
 
+	/* On one CPU each round trip switches; on two, the reply may come before the reader
+	 * sleeps. */
+	ASSERT_TRUE(pin_cpu(0));
 	ASSERT_EQ(pipe(there), 0);
 	ASSERT_EQ(pipe(back), 0);
 	pid_t pid = fork();
@@ -435,6 +445,7 @@ TEST(own_context_switches_counted)
 	EXPECT_GE(n, 100);
 	EXPECT_LE(n, 300);
 	close(fd), close(there[0]), close(back[0]), close(back[1]);
+	pin_cpu(-1);
 }
 
 /* An event another process opened on a task outlives the task: it still reads what the task

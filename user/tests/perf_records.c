@@ -1,4 +1,5 @@
 /* user/tests/perf_records.c: side-band records (COMM, MMAP/MMAP2, SWITCH, EXIT) and their sample_id_all trailers. */
+#include "cpu.h"
 #include "ktap.h"
 #include "perf.h"
 
@@ -66,6 +67,12 @@ static uint64_t event_id(int fd)
 static uint64_t my_tid(void)
 {
 	return (uint32_t)getpid() | (uint64_t)(uint32_t)syscall(SYS_gettid) << 32;
+}
+
+/* The records' CPU fields name CPU 0: the whole program runs there. */
+__attribute__((constructor)) static void on_cpu0(void)
+{
+	pin_cpu(0);
 }
 
 /* The trailer of a record: this task's pid/tid, a time, the event's id everywhere, cpu 0. */
@@ -369,9 +376,11 @@ TEST(existing_mappings_come_from_proc)
 
 /* ---- SWITCH ---- */
 
+/* Long enough to sleep on a slow machine too: Linux does not switch when the time has
+ * passed by the time the sleeper would block (without icount, under TCG). */
 static void nap(void)
 {
-	struct timespec ts = { 0, 100000 };
+	struct timespec ts = { 0, 2000000 };
 
 	ASSERT_EQ(nanosleep(&ts, NULL), 0);
 }
@@ -401,7 +410,7 @@ TEST(switch_around_a_sleep)
 }
 
 /* A CPU-wide event: SWITCH_CPU_WIDE, naming the task on the other side (idle after a sleep,
- * on pmuos). */
+ * on pmuos). The event watches CPU 0, where this task runs. */
 TEST(switch_cpu_wide)
 {
 	int fd = open_tracker((struct perf_event_attr){ .context_switch = 1 }, -1, 0);

@@ -2,6 +2,7 @@
  * system's, /proc/sys and its effects on the kernel), /sys/devices/system/cpu;
  * and, on pmuos only, its interrupt counts, kallsyms and accounting. */
 #include "ktap.h"
+#include "cpu.h"
 #include "file.h"
 #include "perf.h"
 
@@ -68,9 +69,20 @@ TEST(status_has_linux_lines)
 	ASSERT_GT(slurp("/proc/self/status", text, sizeof(text)), 0);
 	static const char *const keys[] = { "Name:\t", "Umask:\t", "State:\t", "Tgid:\t",
 		"Pid:\t", "PPid:\t", "Uid:\t", "Gid:\t", "VmSize:", "VmRSS:", "Threads:\t1\n",
-		"SigBlk:\t", "Cpus_allowed_list:\t0\n" };
+		"SigBlk:\t" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		EXPECT_TRUE(line_of(text, keys[i]) != NULL);
+	/* The mask (every CPU here) as a cpulist and in hex, as wide as the CPU count needs. */
+	int cpus = online_cpus();
+	if (cpus == 1)
+		snprintf(want, sizeof(want), "Cpus_allowed_list:\t0\n");
+	else
+		snprintf(want, sizeof(want), "Cpus_allowed_list:\t0-%d\n", cpus - 1);
+	EXPECT_TRUE(line_of(text, want) != NULL);
+	/* (cpus + 3) / 4 digits, written so that the compiler sees the width is small */
+	snprintf(want, sizeof(want), "Cpus_allowed:\t%0*llx\n", (cpus & 63) / 4 + !!(cpus & 3),
+		 (1ull << cpus) - 1);
+	EXPECT_TRUE(line_of(text, want) != NULL);
 	snprintf(want, sizeof(want), "Pid:\t%d\n", getpid());
 	EXPECT_TRUE(line_of(text, want) != NULL);
 	EXPECT_TRUE(line_of(text, "Uid:\t0\t0\t0\t0\n") != NULL);

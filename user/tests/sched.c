@@ -1,6 +1,7 @@
 /* user/tests/sched.c: getrusage, times, getcpu, the sched_* policy calls, and process groups
  * and sessions: setpgid's rules (EPERM for a session leader, ESRCH, EACCES after a child's
  * exec), getpgid, getpgrp, setsid, getsid. */
+#include "cpu.h"
 #include "ktap.h"
 
 #include <sched.h>
@@ -76,16 +77,21 @@ TEST(getrusage_and_times)
 	EXPECT_ERRNO(syscall(SYS_times, (void *)8), EFAULT);
 }
 
+/* The CPU this thread runs on: pinned to each CPU in turn, that one. */
 TEST(getcpu)
 {
-	unsigned cpu = 99, node = 99;
+	for (int want = 0; want < online_cpus(); want++) {
+		unsigned cpu = 99, node = 99;
 
-	EXPECT_EQ(syscall(SYS_getcpu, &cpu, &node, NULL), 0);
-	EXPECT_EQ(cpu, 0);
-	EXPECT_EQ(node, 0);
+		ASSERT_TRUE(pin_cpu(want));
+		EXPECT_EQ(syscall(SYS_getcpu, &cpu, &node, NULL), 0);
+		EXPECT_EQ(cpu, want);
+		EXPECT_EQ(node, 0);
+		EXPECT_EQ(sched_getcpu(), want);
+	}
+	ASSERT_TRUE(pin_cpu(-1));
 	EXPECT_EQ(syscall(SYS_getcpu, NULL, NULL, NULL), 0);
 	EXPECT_ERRNO(syscall(SYS_getcpu, (void *)8, NULL, NULL), EFAULT);
-	EXPECT_EQ(sched_getcpu(), 0);
 }
 
 TEST(scheduler_policy)

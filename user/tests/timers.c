@@ -23,12 +23,13 @@
 
 static long baseline_timers, baseline_tfds, baseline_pending;
 static volatile sig_atomic_t hits;
-static volatile int last_code, last_overrun, last_value;
+static volatile int last_code, first_overrun, last_overrun, last_value;
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)uc;
-	hits++;
+	if (hits++ == 0)
+		first_overrun = si->si_overrun;
 	last_code = si->si_code;
 	last_overrun = si->si_overrun;
 	last_value = si->si_value.sival_int;
@@ -163,8 +164,11 @@ TEST(posix_timer_overrun)
 	EXPECT_EQ(timer_settime(id, 0, &its, NULL), 0);
 	usleep(30000);			/* many periods while the signal waits */
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	EXPECT_EQ(hits, 1);
-	EXPECT_GT(last_overrun, 5);
+	/* One signal for them all, its overrun the periods that passed meanwhile; a slow
+	 * machine (Linux without icount) may take the next period's signal too. */
+	EXPECT_GE(hits, 1);
+	EXPECT_LE(hits, 2);
+	EXPECT_GT(first_overrun, 5);
 	EXPECT_EQ(timer_getoverrun(id), last_overrun);
 	EXPECT_EQ(timer_settime(id, 0, &(struct itimerspec){ 0 }, NULL), 0);
 	EXPECT_EQ(timer_getoverrun(id), 0);	/* settime clears it */

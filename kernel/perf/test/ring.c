@@ -4,6 +4,7 @@
  * writers, and a torture run in which self-NMIs and timer interrupts write
  * records from inside other writers' begin..end. */
 #include "../../ktest.h"
+#include "../../cpu_stats.h"
 #include "../../nmi.h"
 #include "../../timer.h"
 #include "../../x86.h"
@@ -374,7 +375,7 @@ KTEST(ring_nmi_torture)
 {
 	static bool registered;
 	long rings = perf_stats.rings;
-	unsigned long nmis = nmi_count;
+	unsigned long nmis = this_cpu_stats()->nmis;
 
 	memset(&tt, 0, sizeof(tt));
 	tt.rand = 42;
@@ -432,7 +433,7 @@ KTEST(ring_nmi_torture)
 	KEXPECT_EQ(tt.reported_lost + rb->lost, gaps);
 	KEXPECT(tt.reported_lost > 0);
 	KEXPECT(tt.attempts[W_TIMER] > 100);
-	KEXPECT(nmi_count - nmis >= tt.attempts[W_NMI]);
+	KEXPECT(this_cpu_stats()->nmis - nmis >= tt.attempts[W_NMI]);
 	for (unsigned p = 1; p <= RB_NMI_POINTS; p++) {
 		if (!tt.hits[p])
 			printk("# no NMI at write-path point %u\n", p);
