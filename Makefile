@@ -23,7 +23,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-isystem $(BUILD)/uapi -Iinclude -Iinclude/uapi
-# Spinlock checks (kernel/spinlock.h): a lock in NMI context, a lock taken twice.
+# Spinlock checks (kernel/spinlock.h, lockdep.c): a lock in NMI context, a lock taken
+# twice, two locks taken in both orders, the kernel lock under a spinlock.
 LOCK_DEBUG ?= 1
 KERNEL_CFLAGS += -DLOCK_DEBUG=$(LOCK_DEBUG)
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
@@ -34,7 +35,7 @@ KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-r
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
 KERNEL_ASM := kernel/entry.asm kernel/trampoline.asm kernel/mm/copy_user.asm
 KERNEL_C := \
-	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/main.c kernel/percpu.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/lockdep.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
