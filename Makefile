@@ -196,7 +196,7 @@ bench: deps $(KERNEL) $(KERNEL32) $(USER_BENCH_PROGS) $(USER_WORKLOADS) $(BUILD)
 	$(PYTHON) tests/qemu/perf_bench.py --kernel32 $(KERNEL32) --oracle-init $(BUILD)/user/init
 
 # ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
-# make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,
+# make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K'] [SMP=n]: without SEED a fresh one,
 # printed first. make test runs the fixed seeds below (repeatable, see README).
 SEED ?=
 CALLS ?= 100000
@@ -209,7 +209,7 @@ TEST_TIMEOUT ?=
 fuzz: deps $(KERNEL) $(BUILD)/user/fuzz $(BUILD)/user/init
 	$(PYTHON) tests/qemu/fuzz.py --kernel $(KERNEL) --program $(BUILD)/user/fuzz \
 		$(if $(SEED),--seed $(SEED)) --calls $(CALLS) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)') \
-		--log-dir $(BUILD)/fuzz-logs
+		--log-dir $(BUILD)/fuzz-logs --smp $(SMP)
 
 # ASan and UBSan builds of the kernel's pure logic, and a libFuzzer target (clang).
 UNIT_CC ?= clang
