@@ -23,7 +23,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -MD \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-isystem $(BUILD)/uapi -Iinclude -Iinclude/uapi
-# Spinlock checks (kernel/spinlock.h): a lock in NMI context, a lock taken twice.
+# Spinlock checks (kernel/spinlock.h, lockdep.c): a lock in NMI context, a lock taken
+# twice, two locks taken in both orders, the kernel lock under a spinlock.
 LOCK_DEBUG ?= 1
 KERNEL_CFLAGS += -DLOCK_DEBUG=$(LOCK_DEBUG)
 # GCC keeps KTEST tables in source order with this; clang has no such flag.
@@ -34,7 +35,7 @@ KERNEL_LDFLAGS := -nostdlib -static --build-id -z max-page-size=4096 --no-warn-r
 BOOT_ASM := boot/multiboot.asm boot/entry.asm
 KERNEL_ASM := kernel/entry.asm kernel/trampoline.asm kernel/mm/copy_user.asm
 KERNEL_C := \
-	kernel/main.c kernel/percpu.c kernel/cpu_stats.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/console.c kernel/printk.c kernel/panic.c \
+	kernel/main.c kernel/percpu.c kernel/cpu_stats.c kernel/acpi.c kernel/smp.c kernel/kernel_lock.c kernel/lockdep.c kernel/console.c kernel/printk.c kernel/panic.c \
 	kernel/multiboot.c kernel/cmdline.c kernel/cpu.c kernel/gdt.c kernel/idt.c \
 	kernel/traps.c kernel/entry_work.c kernel/clock.c kernel/nmi.c kernel/pic.c kernel/apic.c kernel/ioapic.c kernel/tsc.c \
 	kernel/timer.c kernel/ktest.c kernel/msr.c kernel/rtc.c \
@@ -195,7 +196,7 @@ bench: deps $(KERNEL) $(KERNEL32) $(USER_BENCH_PROGS) $(USER_WORKLOADS) $(BUILD)
 	$(PYTHON) tests/qemu/perf_bench.py --kernel32 $(KERNEL32) --oracle-init $(BUILD)/user/init
 
 # ---- the perf syscall fuzzer and the host unit tests (user/fuzz/, tests/unit/) ----
-# make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K']: without SEED a fresh one,
+# make fuzz [SEED=n[,n...]] [CALLS=n] [FUZZ_ARGS='trace=K'] [SMP=n]: without SEED a fresh one,
 # printed first. make test runs the fixed seeds below (repeatable, see README).
 SEED ?=
 CALLS ?= 100000
@@ -208,7 +209,7 @@ TEST_TIMEOUT ?=
 fuzz: deps $(KERNEL) $(BUILD)/user/fuzz $(BUILD)/user/init
 	$(PYTHON) tests/qemu/fuzz.py --kernel $(KERNEL) --program $(BUILD)/user/fuzz \
 		$(if $(SEED),--seed $(SEED)) --calls $(CALLS) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)') \
-		--log-dir $(BUILD)/fuzz-logs
+		--log-dir $(BUILD)/fuzz-logs --smp $(SMP)
 
 # ASan and UBSan builds of the kernel's pure logic, and a libFuzzer target (clang).
 UNIT_CC ?= clang

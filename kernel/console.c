@@ -3,6 +3,7 @@
  * the UART and its sender (QEMU, a terminal server) hold them until read. */
 #include "console.h"
 #include "ioapic.h"
+#include "percpu.h"
 #include "traps.h"
 #include "tty.h"
 #include "uart.h"
@@ -15,18 +16,57 @@ void console_init(void)
 	uart_init(COM1);
 }
 
+/* One writer at a time, so that two CPUs' messages never interleave. Not a
+ * struct spinlock: an NMI or exception that prints (a PMI's message, a
+ * panic) may come while its CPU holds it, and then writes inside the
+ * holder's message rather than wait for itself. The holder waits for
+ * nothing but the UART, so the others' wait is short. */
+static int console_owner = -1;
+
+/* Interrupts off, and the console this CPU's; false when it was already
+ * (nothing to release then). */
+static bool console_lock(uint64_t *flags)
+{
+	int me = smp_processor_id(), free = -1;
+
+	*flags = irq_save();
+	if (READ_ONCE(console_owner) == me)
+		return false;
+	while (!__atomic_compare_exchange_n(&console_owner, &free, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free = -1;
+		pause();
+	}
+	return true;
+}
+
+static void console_unlock(bool taken, uint64_t flags)
+{
+	if (taken)
+		__atomic_store_n(&console_owner, -1, __ATOMIC_RELEASE);
+	irq_restore(flags);
+}
+
 void console_putc(char c)
 {
+	uint64_t flags;
+	bool taken = console_lock(&flags);
+
 	uart_putc(COM1, c);
+	console_unlock(taken, flags);
 }
 
 void console_write(const char *s, size_t n)
 {
+	uint64_t flags;
+	bool taken = console_lock(&flags);
+
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
 			uart_putc(COM1, '\r');
 		uart_putc(COM1, s[i]);
 	}
+	console_unlock(taken, flags);
 }
 
 void console_drain(void)

@@ -3,7 +3,8 @@
 #include <stddef.h>
 
 void console_init(void);
-/* Kernel messages: each \n goes out as \r\n. */
+/* Kernel messages: each \n goes out as \r\n; one call's bytes go out
+ * together, whatever the other CPUs print (an NMI's inside its CPU's). */
 void console_write(const char *s, size_t n);
 /* One byte as it is (the terminal's output processing is n_tty's). */
 void console_putc(char c);

@@ -34,6 +34,15 @@ static int *depth(void)
 	return current ? &current->kernel_lock_depth : &this_cpu()->idle_lock_depth;
 }
 
+/* The kernel lock comes first: taken (again, too) while a spinlock is held,
+ * it would wait for a CPU that may wait for that spinlock. */
+const char *kernel_lock_misuse(void)
+{
+	bool mine = READ_ONCE(big_kernel_lock.owner) == smp_processor_id() + 1;
+
+	return lockdep_held() > mine ? "taken while a spinlock is held" : NULL;
+}
+
 /* PAUSE also hands QEMU's round robin to the next vCPU (the holder, maybe)
  * at once, where a bare loop would spin out its whole time slice. */
 static void acquire(void)
@@ -51,6 +60,8 @@ void kernel_lock(void)
 	uint64_t flags = irq_save();
 
 	assert(!in_nmi());
+	if (LOCK_DEBUG && kernel_lock_misuse())
+		panic("kernel lock: %s", kernel_lock_misuse());
 	if ((*depth())++ == 0)
 		acquire();
 	irq_restore(flags);
@@ -84,8 +95,7 @@ uint32_t *kernel_lock_switch_out(void)
 	if (!kernel_lock_on)
 		return &unused;		/* context_switch's store goes nowhere */
 	assert(*depth() > 0 && kernel_lock_held());
-	if (LOCK_DEBUG)
-		WRITE_ONCE(big_kernel_lock.owner, 0);	/* context_switch frees it */
+	spin_lock_debug_release(&big_kernel_lock);	/* context_switch frees it */
 	return &big_kernel_lock.locked;
 }
 

@@ -16,6 +16,8 @@ void kernel_lock_enable(void);
  * but NMI; never while holding a spinlock (the kernel lock comes first). */
 void kernel_lock(void);
 void kernel_unlock(void);
+/* LOCK_DEBUG: the rule above this CPU would break by taking it now, or NULL. */
+const char *kernel_lock_misuse(void);
 /* Whether this CPU holds it. */
 bool kernel_lock_held(void);
 

@@ -87,6 +87,7 @@ static uint64_t build_tables(void)
 }
 
 static void call_function_interrupt(struct pt_regs *regs);
+static void call_boxes_init(void);
 
 static void on_delay(struct timer *t, struct pt_regs *regs)
 {
@@ -201,6 +202,7 @@ void smp_boot_aps(void)
 		for (int i = 0; i < 3; i++)
 			frame_free(tables[i]);
 	}
+	call_boxes_init();
 	printk("pmuos: SMP: %d CPU%s up (", nr_cpus, nr_cpus == 1 ? "" : "s");
 	for (int i = 0; i < nr_cpus; i++)
 		printk("%sAPIC id %u", i ? ", " : "", cpus[i]->apic_id);
@@ -223,6 +225,13 @@ struct call_box {
 	unsigned long taken;
 };
 static DEFINE_PER_CPU(struct call_box, call_box);
+
+/* Before any CPU sends a call: the name is the boxes' lockdep class. */
+static void call_boxes_init(void)
+{
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		per_cpu_ptr(&call_box, cpu)->lock.name = "call box";
+}
 
 void smp_poll_calls(void)
 {

@@ -5,6 +5,7 @@
 #include "../acpi.h"
 #include "../apic.h"
 #include "../cmdline.h"
+#include "../kernel_lock.h"
 #include "../nmi.h"
 #include "../percpu.h"
 #include "../smp.h"
@@ -125,6 +126,42 @@ KTEST(spinlock_irqsave_restores_the_interrupt_flag)
 	spin_unlock_irqrestore(&l, flags);
 	KEXPECT(!irqs_enabled());
 	sti();
+}
+
+/* LOCK_DEBUG's order checker (lockdep.c): an inversion is misuse the first
+ * time both orders have been seen, directly or through a third lock, and
+ * taken with the checks only (spin_lock would panic). */
+KTEST(spinlock_order_inversion_is_misuse)
+{
+	static struct spinlock a = SPINLOCK_INIT("test order a"),
+		b = SPINLOCK_INIT("test order b"), c = SPINLOCK_INIT("test order c"),
+		a2 = SPINLOCK_INIT("test order a");
+	bool same_class, b_then_a, b_alone, c_then_a, c_then_b, c_then_kernel, c_alone,
+		kernel_alone;
+
+	if (!LOCK_DEBUG)
+		KSKIP("LOCK_DEBUG=0");
+	/* The verdicts are checked once every lock is free again. */
+	uint64_t flags = irq_save();
+	spin_lock(&a);
+	spin_lock(&b);		/* a before b */
+	same_class = spin_lock_misuse(&a2) != NULL;
+	spin_unlock(&a);	/* out of order */
+	spin_lock(&c);		/* b before c, so a before c */
+	spin_unlock(&c);
+	b_then_a = spin_lock_misuse(&a) != NULL;
+	spin_unlock(&b);
+	b_alone = spin_lock_misuse(&a) == NULL;
+	spin_lock(&c);
+	c_then_a = spin_lock_misuse(&a) != NULL;	/* through b */
+	c_then_b = spin_lock_misuse(&b) != NULL;
+	c_then_kernel = kernel_lock_misuse() != NULL;	/* the kernel lock comes first */
+	spin_unlock(&c);
+	c_alone = spin_lock_misuse(&c) == NULL;
+	kernel_alone = kernel_lock_misuse() == NULL;
+	irq_restore(flags);
+	KEXPECT(same_class && b_then_a && b_alone && c_then_a && c_then_b);
+	KEXPECT(c_then_kernel && c_alone && kernel_alone);
 }
 
 /* ---- NMIs: the lock rule, and the paranoid entry's SWAPGS ---- */

@@ -70,8 +70,8 @@ def module_args(seed, calls, extra=""):
 
 
 def run_fuzz(kernel, program, seeds, calls, extra="", timeout=None, log_dir=None, echo=None,
-             cmdline=""):
-    """Boots one image with a fuzzer run per seed. Returns (outcomes, note, log)."""
+             cmdline="", smp=1):
+    """Boots one image on smp CPUs with a fuzzer run per seed. Returns (outcomes, note, log)."""
     timeout = timeout or timeout_for(seeds, calls)
     if "perf_sample_cpu_max_percent=" not in cmdline:
         cmdline = f"{cmdline} {BUDGET}".strip()
@@ -79,7 +79,7 @@ def run_fuzz(kernel, program, seeds, calls, extra="", timeout=None, log_dir=None
         modules = [(program, module_args(s, calls, extra)) for s in seeds]
         iso = image.build_iso(kernel, modules, cmdline, os.path.join(tmp, "fuzz.iso"))
         stamps = Stamps(echo)
-        log, code, timed_out = run.boot(iso, "bios", timeout, echo=stamps)
+        log, code, timed_out = run.boot(iso, "bios", timeout, echo=stamps, smp=smp)
     if log_dir:
         os.makedirs(log_dir, exist_ok=True)
         with open(os.path.join(log_dir, "fuzz.log"), "w") as f:
@@ -120,6 +120,8 @@ def main():
     ap.add_argument("--log-dir", help="the serial log goes here")
     ap.add_argument("--quiet", action="store_true", help="do not echo the serial output")
     ap.add_argument("--cmdline", default="", help="more kernel command line")
+    ap.add_argument("--smp", type=int, default=1,
+                    help="CPUs (with several, smp=N of the calls in 1000 race them: smp.c)")
     opts = ap.parse_args()
 
     if opts.seed:
@@ -133,7 +135,7 @@ def main():
     start = time.monotonic()
     outcomes, note, log = run_fuzz(opts.kernel, opts.program, seeds, opts.calls, opts.args,
                                    opts.timeout, opts.log_dir, echo,
-                                   opts.cmdline)
+                                   opts.cmdline, opts.smp)
     print(f"\n# fuzz: {note}; {time.monotonic() - start:.0f} s in all")
     counts = run.report(outcomes, "fuzz: ", quiet=True)
     if counts[1]:

@@ -20,13 +20,19 @@
 
 extern uint64_t fz_state;
 
-static inline uint64_t fz_rand(void)
+/* The next number of the sequence *state (a racing thread's own, smp.c). */
+static inline uint64_t fz_rand_from(uint64_t *state)
 {
-	uint64_t z = (fz_state += 0x9e3779b97f4a7c15ull);
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
+}
+
+static inline uint64_t fz_rand(void)
+{
+	return fz_rand_from(&fz_state);
 }
 
 /* 0 .. n-1 (n > 0) */
@@ -139,12 +145,47 @@ long fz_counter(const struct fz_counters *c, const char *name);
 
 /* ---- processes and threads (procs.c) ---- */
 
+/* A raw system call: what code that shares the fuzzer's memory and TLS uses (no errno);
+ * returns -errno on failure. */
+static inline long fz_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 asm("r10") = a4, r8 asm("r8") = a5, r9 asm("r9") = a6;
+	long ax = nr;
+
+	asm volatile("syscall" : "+a"(ax) : "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+		     : "rcx", "r11", "memory");
+	return ax;
+}
+/* clone(flags, stack, ptid, ctid, tls): with a stack the child runs fn(arg) on it and exits
+ * (SYS_exit) with its value; with none it returns 0 as fork's child does, or, sharing our
+ * memory (CLONE_VM), exits at once: it would run on our stack. */
+long fz_clone_raw(unsigned long flags, void *stack, int *ptid, int *ctid, unsigned long tls,
+		  long (*fn)(void *), void *arg);
+/* The TLS base a child sharing our memory is given (CLONE_SETTLS). */
+extern unsigned long fz_fs_base;
+/* A call that does not return within 20 s of guest time fails the run, named so. */
+void fz_alarm(const char *what);
+void fz_alarm_off(void);
+/* The counters a call that makes tasks must leave as it found them (tasks, address spaces,
+ * pipes, perf events: fewer of those is fine), compared against before; fails the run. */
+void fz_expect_released(const struct fz_counters *before, const char *what);
+
 /* The broken executables under /tmp/fzexec, the subreaper bit; self: the fuzzer's path. */
 void fz_procs_init(const char *self);
 /* Children of every kind, made, used and reaped within the call. */
 void fz_op_proc(void);
 /* Children left to reap at the end (0 unless a call failed to reap one). */
 int fz_procs_cleanup(void);
+
+/* ---- races between CPUs (smp.c) ---- */
+
+/* The CPUs online, counted before the baseline. */
+void fz_smp_init(void);
+/* Whether races can run: several CPUs. */
+bool fz_smp_ready(void);
+/* Threads pinned to the other CPUs race the fuzzer's on shared events and rings; all
+ * joined and closed when the call returns. */
+void fz_op_smp(void);
 
 /* ---- the file syscalls (files.c) ---- */
 
@@ -165,6 +206,7 @@ int fz_files_cleanup(void);
 enum fz_call {
 	FZ_OPEN, FZ_CLOSE, FZ_DUP, FZ_IOCTL, FZ_READ, FZ_MMAP, FZ_MUNMAP, FZ_MPROTECT,
 	FZ_CTL, FZ_POLL, FZ_FCNTL, FZ_PRCTL, FZ_WORK, FZ_CHECK, FZ_RINGREAD, FZ_IPC, FZ_PROC,
+	FZ_SMP,
 	/* files.c */
 	FZ_F_OPEN, FZ_F_OPENAT, FZ_F_CREAT, FZ_F_CLOSE, FZ_F_READ, FZ_F_WRITE, FZ_F_PREAD,
 	FZ_F_PWRITE, FZ_F_READV, FZ_F_WRITEV, FZ_F_PREADV, FZ_F_PWRITEV, FZ_F_LSEEK,
@@ -198,6 +240,9 @@ extern uint64_t fz_calls;		/* calls made so far */
 extern uint64_t fz_trace_from;		/* print every call from this one (verbose) */
 extern uint64_t fz_signals;		/* signals the handlers saw */
 
+/* One recorded raw call of the fuzzer's own thread, as call c of the trace: a[0] is its
+ * number; errno set on failure as libc's. */
+long fz_raw_call(enum fz_call c, long nr, long a1, long a2, long a3, long a4, long a5);
 /* Begin a trace record for call c (the record stays current until the next begin). */
 struct fz_rec *fz_rec_begin(enum fz_call c);
 /* Its result: ret (and errno when ret is -1); prints it in verbose mode. */

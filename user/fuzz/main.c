@@ -1,6 +1,7 @@
 /* user/fuzz/main.c: the perf syscall fuzzer: `fuzz seed=N calls=N [trace=N] [verbose]
- * [last=K] [progress=N] [procs=N]` (procs: calls in 1000 that make children, procs.c). From the seed it makes random but plausible calls on perf events
- * and on files (files.c: a scratch tree under /tmp/fuzz), then closes everything, removes the
+ * [last=K] [progress=N] [procs=N] [smp=N]` (procs: calls in 1000 that make children, procs.c;
+ * smp: calls in 1000 that race threads on several CPUs, smp.c, when there are several). From
+ * the seed it makes random but plausible calls on perf events and on files (files.c: a scratch tree under /tmp/fuzz), then closes everything, removes the
  * scratch tree, releases the persistent events it made, and checks that every
  * counter of /sys/kernel/pmuos/accounting is back at its value from before the first call.
  * Prints one KTAP test; on a failure the last K calls. The same seed and calls replay the same
@@ -39,6 +40,7 @@ static long gettid_raw(void)
 }
 static uint64_t seed, calls = 10000, progress = 10000;
 static unsigned procs_rate = 8;		/* calls in 1000 that make children (procs.c) */
+static unsigned smp_rate = 10;		/* calls in 1000 that race CPUs (smp.c), with several */
 static int last = 32;
 
 /* ---- output, failure ---- */
@@ -285,6 +287,8 @@ static void parse_args(int argc, char **argv)
 			last = atoi(a + 5);
 		else if (!strncmp(a, "procs=", 6))
 			procs_rate = atoi(a + 6);
+		else if (!strncmp(a, "smp=", 4))
+			smp_rate = atoi(a + 4);
 		else if (!strncmp(a, "progress=", 9))
 			progress = strtoull(a + 9, NULL, 0);
 		else
@@ -331,6 +335,11 @@ static void settle(void)
 
 static void one_call(void)
 {
+	/* With one CPU the generator is not asked: the calls stay those of before. */
+	if (fz_smp_ready() && fz_below(1000) < smp_rate) {
+		fz_op_smp();
+		return;
+	}
 	/* Fewer than one call in a hundred makes children: each costs some 100000
 	 * instructions and more. */
 	if (fz_below(1000) < procs_rate) {
@@ -405,6 +414,7 @@ int main(int argc, char **argv)
 	fz_mem_init();
 	fz_files_init();
 	fz_procs_init(argv[0]);
+	fz_smp_init();
 	warm_up();
 	fz_persistent_baseline();
 	settle();

@@ -28,23 +28,6 @@
 #define EXEC_DIR	"/tmp/fzexec"
 #define SPIN_TURNS	20000
 
-/* ---- raw system calls: code that shares the fuzzer's memory and TLS uses nothing else ---- */
-
-static inline long rsys(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-	register long r10 asm("r10") = a4, r8 asm("r8") = a5, r9 asm("r9") = a6;
-	long ax = nr;
-
-	asm volatile("syscall" : "+a"(ax) : "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-		     : "rcx", "r11", "memory");
-	return ax;
-}
-
-/* clone(flags, stack, ptid, ctid, tls): with a stack the child runs fn(arg) on it and exits
- * (SYS_exit) with its value; with none it returns 0 as fork's child does, or, sharing our
- * memory (CLONE_VM), exits at once: it would run on our stack. */
-long fz_clone_raw(unsigned long flags, void *stack, int *ptid, int *ctid, unsigned long tls,
-		  long (*fn)(void *), void *arg);
 asm(".text\n"
     ".globl fz_clone_raw\n"
     ".type fz_clone_raw, @function\n"
@@ -81,16 +64,16 @@ asm(".text\n"
     "ret\n"
     ".size fz_clone_raw, . - fz_clone_raw\n");
 
-/* One recorded call of the fuzzer itself: a[0] is its number. */
-static long call(long nr, long a1, long a2, long a3, long a4, long a5)
+long fz_raw_call(enum fz_call c, long nr, long a1, long a2, long a3, long a4, long a5)
 {
-	struct fz_rec *r = fz_rec_begin(FZ_PROC);
+	struct fz_rec *r = fz_rec_begin(c);
 
 	r->a[0] = nr, r->a[1] = a1, r->a[2] = a2, r->a[3] = a3, r->a[4] = a4, r->a[5] = a5;
 	if (fz_calls >= fz_trace_from)	/* one that never returns is named with its arguments */
-		fz_printf("# > #%llu proc(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n",
-			  (unsigned long long)fz_calls, nr, a1, a2, a3, a4, a5);
-	long ret = rsys(nr, a1, a2, a3, a4, a5, 0);
+		fz_printf("# > #%llu %s(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n",
+			  (unsigned long long)fz_calls, c == FZ_PROC ? "proc" : "smp", nr, a1, a2,
+			  a3, a4, a5);
+	long ret = fz_sys(nr, a1, a2, a3, a4, a5, 0);
 	if (ret < 0 && ret > -4096) {
 		errno = (int)-ret;
 		ret = -1;
@@ -98,11 +81,16 @@ static long call(long nr, long a1, long a2, long a3, long a4, long a5)
 	return fz_rec_end(r, ret);
 }
 
+static long call(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	return fz_raw_call(FZ_PROC, nr, a1, a2, a3, a4, a5);
+}
+
 /* ---- what the calls share ---- */
 
 static const char *self_path = "/bin/fuzz";
 static char self_exit[16][8];		/* "exit=N" arguments */
-static unsigned long fs_base;		/* ours: a CLONE_SETTLS a process child can live with */
+unsigned long fz_fs_base;		/* ours: a CLONE_SETTLS a process child can live with */
 /* Stacks for children that share our memory (threads, vfork) or their own copy of it. */
 static char stacks[PROC_KIDS + 2][STACK_SIZE] __attribute__((aligned(16)));
 /* Words the threads wait and wake on; their tids (CLONE_*_SETTID, CLEARTID). */
@@ -148,6 +136,7 @@ static void put_file(const char *name, const void *data, size_t len, mode_t mode
 #define PROC_ALARM 20
 
 static struct timespec alarm_due;	/* 0: no alarm of ours */
+static const char *alarm_what;
 
 static void alarm_set(bool on)
 {
@@ -156,6 +145,17 @@ static void alarm_set(bool on)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	alarm_due = (struct timespec){ on ? now.tv_sec + PROC_ALARM : 0, now.tv_nsec };
 	alarm(on ? PROC_ALARM : 0);
+}
+
+void fz_alarm(const char *what)
+{
+	alarm_what = what;
+	alarm_set(true);
+}
+
+void fz_alarm_off(void)
+{
+	alarm_set(false);
 }
 
 /* SIGALRM may be another's too: a perf event's F_SETSIG names any signal. */
@@ -170,7 +170,7 @@ static void on_alarm(int sig)
 		(void)sig;
 		return;
 	}
-	fz_fail("a call with children did not return in %d s", PROC_ALARM);
+	fz_fail("%s did not return in %d s", alarm_what, PROC_ALARM);
 }
 
 void fz_procs_init(const char *self)
@@ -188,7 +188,7 @@ void fz_procs_init(const char *self)
 	self = self_path = path;
 	for (int i = 0; i < 16; i++)
 		snprintf(self_exit[i], sizeof(self_exit[i]), "exit=%d", i);
-	syscall(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, &fs_base);
+	syscall(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, &fz_fs_base);
 	/* Orphans of the children come to the fuzzer, which reaps them. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
@@ -324,16 +324,16 @@ static long thread_main(void *arg)
 	volatile int *w = &words[j->slot];
 
 	if (j->exec_path)
-		rsys(SYS_execve, (long)j->exec_path, (long)j->argv, 0, 0, 0, 0);
+		fz_sys(SYS_execve, (long)j->exec_path, (long)j->argv, 0, 0, 0, 0);
 	if (j->pipe_fd >= 0)
-		rsys(SYS_write, j->pipe_fd, (long)"t", 1, 0, 0, 0);
+		fz_sys(SYS_write, j->pipe_fd, (long)"t", 1, 0, 0, 0);
 	for (int i = 0; i < j->turns; i++) {
 		if (j->forever)
-			rsys(SYS_futex, (long)w, FUTEX_WAIT, *w, 0, 0, 0);
+			fz_sys(SYS_futex, (long)w, FUTEX_WAIT, *w, 0, 0, 0);
 		else
-			rsys(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, *w, (long)&ts, 0, 0);
-		rsys(SYS_futex, (long)w, FUTEX_WAKE, 1, 0, 0, 0);
-		rsys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+			fz_sys(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, *w, (long)&ts, 0, 0);
+		fz_sys(SYS_futex, (long)w, FUTEX_WAKE, 1, 0, 0, 0);
+		fz_sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	}
 	done[j->slot] = 1;
 	return j->slot;
@@ -363,12 +363,12 @@ static void do_exec(const char *path)
 	char *envp[] = { "FUZZ=1", NULL };
 
 	switch (fz_below(8)) {
-	case 0: rsys(SYS_execve, (long)path, 0, 0, 0, 0, 0); break;	/* argv NULL */
-	case 1: rsys(SYS_execve, (long)path, (long)fz_out_ptr(16), (long)envp, 0, 0, 0); break;
-	case 2: rsys(SYS_execve, (long)fz_out_ptr(8), (long)argv, (long)envp, 0, 0, 0); break;
-	case 3: rsys(SYS_execveat, AT_FDCWD, (long)path, (long)argv, (long)envp,
+	case 0: fz_sys(SYS_execve, (long)path, 0, 0, 0, 0, 0); break;	/* argv NULL */
+	case 1: fz_sys(SYS_execve, (long)path, (long)fz_out_ptr(16), (long)envp, 0, 0, 0); break;
+	case 2: fz_sys(SYS_execve, (long)fz_out_ptr(8), (long)argv, (long)envp, 0, 0, 0); break;
+	case 3: fz_sys(SYS_execveat, AT_FDCWD, (long)path, (long)argv, (long)envp,
 		     fz_one_in(2) ? AT_EMPTY_PATH : (long)fz_value(), 0); break;
-	default: rsys(SYS_execve, (long)path, (long)argv, (long)envp, 0, 0, 0);
+	default: fz_sys(SYS_execve, (long)path, (long)argv, (long)envp, 0, 0, 0);
 	}
 }
 
@@ -410,13 +410,13 @@ static void child_threads(void)
 	for (int i = 0, n = 1 + fz_below(2); i < n; i++) {
 		jobs[i] = (struct thread_job){ .slot = i, .forever = fz_one_in(2), .pipe_fd = -1,
 					       .turns = 1 + fz_below(3) };
-		fz_clone_raw(flags, stack_top(i), (int *)&tids[i], (int *)&tids[i], fs_base,
+		fz_clone_raw(flags, stack_top(i), (int *)&tids[i], (int *)&tids[i], fz_fs_base,
 			     thread_main, &jobs[i]);
 	}
-	rsys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	fz_sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	switch (fz_below(4)) {
-	case 0: rsys(SYS_exit_group, fz_below(256), 0, 0, 0, 0, 0); break;
-	case 1: rsys(SYS_exit, 0, 0, 0, 0, 0, 0); break;	/* the leader alone */
+	case 0: fz_sys(SYS_exit_group, fz_below(256), 0, 0, 0, 0, 0); break;
+	case 1: fz_sys(SYS_exit, 0, 0, 0, 0, 0, 0); break;	/* the leader alone */
 	case 2: do_exec(self_path); break;			/* ends the threads */
 	default: break;
 	}
@@ -450,22 +450,22 @@ __attribute__((noreturn)) static void child_main(bool shared_files, int depth)
 			futex_call();
 		break;
 	case R_FUTEX_BLOCK:	/* until the SIGKILL */
-		rsys(SYS_futex, (long)&words[0], fz_one_in(2) ? FUTEX_WAIT_PRIVATE : FUTEX_WAIT,
+		fz_sys(SYS_futex, (long)&words[0], fz_one_in(2) ? FUTEX_WAIT_PRIVATE : FUTEX_WAIT,
 		     words[0], 0, 0, 0);
 		break;
 	case R_PIPE: {
 		char buf[256];
 		long n;
 		while (to_kid[0] >= 0 &&
-		       (n = rsys(SYS_read, to_kid[0], (long)buf, 1 + fz_below(sizeof(buf)), 0, 0, 0)) > 0)
-			if (rsys(SYS_write, from_kid[1], (long)buf, n, 0, 0, 0) < 0)
+		       (n = fz_sys(SYS_read, to_kid[0], (long)buf, 1 + fz_below(sizeof(buf)), 0, 0, 0)) > 0)
+			if (fz_sys(SYS_write, from_kid[1], (long)buf, n, 0, 0, 0) < 0)
 				break;
 		break;
 	}
 	case R_SIGNAL: {
 		static const int sigs[] = { SIGSEGV, SIGABRT, SIGKILL, SIGTERM, SIGSTOP, SIGUSR1,
 					    SIGPIPE, SIGCHLD };
-		rsys(SYS_kill, rsys(SYS_getpid, 0, 0, 0, 0, 0, 0), FZ_PICK(sigs), 0, 0, 0, 0);
+		fz_sys(SYS_kill, fz_sys(SYS_getpid, 0, 0, 0, 0, 0, 0), FZ_PICK(sigs), 0, 0, 0, 0);
 		break;
 	}
 	case R_FAULT:
@@ -487,27 +487,27 @@ __attribute__((noreturn)) static void child_main(bool shared_files, int depth)
 		break;
 	case R_GRANDCHILD:
 		if (depth == 0) {
-			long pid = rsys(SYS_fork, 0, 0, 0, 0, 0, 0);
+			long pid = fz_sys(SYS_fork, 0, 0, 0, 0, 0, 0);
 			if (pid == 0)
 				child_main(false, 1);
 			if (pid > 0 && fz_one_in(2))	/* or left to the subreaper */
-				rsys(SYS_wait4, pid, 0, fz_one_in(2) ? WNOHANG : 0, 0, 0, 0);
+				fz_sys(SYS_wait4, pid, 0, fz_one_in(2) ? WNOHANG : 0, 0, 0, 0);
 		}
 		break;
 	case R_PERF_INHERIT:
 		if (depth == 0) {
-			rsys(SYS_perf_event_open, (long)random_attr(), 0, -1, -1, 0, 0);
-			long pid = rsys(SYS_fork, 0, 0, 0, 0, 0, 0);
+			fz_sys(SYS_perf_event_open, (long)random_attr(), 0, -1, -1, 0, 0);
+			long pid = fz_sys(SYS_fork, 0, 0, 0, 0, 0, 0);
 			if (pid == 0)
 				child_main(false, 1);
 			if (pid > 0)
-				rsys(SYS_wait4, pid, 0, 0, 0, 0, 0);
+				fz_sys(SYS_wait4, pid, 0, 0, 0, 0, 0);
 		}
 		break;
 	default:
 		break;
 	}
-	rsys(SYS_exit_group, fz_below(256), 0, 0, 0, 0, 0);
+	fz_sys(SYS_exit_group, fz_below(256), 0, 0, 0, 0, 0);
 	__builtin_unreachable();
 }
 
@@ -543,7 +543,7 @@ static void clone3_invalid(void)
 	void *p = fz_one_in(4) ? (void *)(fz_one_in(2) ? 0x10ul : 0xffff800000000000ul) : &ca;
 	long r = call(SYS_clone3, (long)p, (long)size, 0, 0, 0);
 	if (r == 0)	/* refused on Linux: a child here is a kernel bug; go at once */
-		rsys(SYS_exit, 0, 0, 0, 0, 0, 0);
+		fz_sys(SYS_exit, 0, 0, 0, 0, 0, 0);
 	if (r > 0)
 		fz_fail("clone3 with invalid arguments made task %ld", r);
 }
@@ -576,7 +576,7 @@ static void spawn(void)
 	switch (fz_below(8)) {
 	case 0: case 1: case 2:	/* fork */
 		r->a[0] = SYS_fork;
-		if ((pid = rsys(SYS_fork, 0, 0, 0, 0, 0, 0)) == 0)
+		if ((pid = fz_sys(SYS_fork, 0, 0, 0, 0, 0, 0)) == 0)
 			child_main(false, 0);
 		k->group = true;
 		break;
@@ -589,7 +589,7 @@ static void spawn(void)
 		for (int i = fz_below(4); i--;)
 			flags |= FZ_PICK(extra);
 		r->a[0] = SYS_clone, r->a[1] = (long)flags;
-		pid = fz_clone_raw(flags, NULL, (int *)&tids[slot], (int *)&tids[slot], fs_base,
+		pid = fz_clone_raw(flags, NULL, (int *)&tids[slot], (int *)&tids[slot], fz_fs_base,
 				   NULL, NULL);
 		if (pid == 0)
 			child_main(flags & CLONE_FILES, 0);
@@ -606,7 +606,7 @@ static void spawn(void)
 			flags |= fz_one_in(2) ? SIGCHLD : 0;
 		r->a[0] = SYS_clone, r->a[1] = (long)flags;
 		pid = fz_clone_raw(flags, stack_top(slot), (int *)&tids[slot], (int *)&tids[slot],
-				   fz_one_in(2) ? fs_base : (unsigned long)fz_value(), thread_main,
+				   fz_one_in(2) ? fz_fs_base : (unsigned long)fz_value(), thread_main,
 				   &jobs[slot]);
 		k->thread = flags & CLONE_THREAD;
 		k->shares_vm = true;
@@ -771,13 +771,13 @@ static void join_thread(struct kid *k)
 
 	for (int i = 0; i < 100000; i++) {
 		int tid = tids[k->slot];
-		if (tid == 0 && rsys(SYS_tgkill, getpid(), k->pid, 0, 0, 0, 0) == -ESRCH)
+		if (tid == 0 && fz_sys(SYS_tgkill, getpid(), k->pid, 0, 0, 0, 0) == -ESRCH)
 			return;
-		rsys(SYS_futex, (long)&words[k->slot], FUTEX_WAKE, INT32_MAX, 0, 0, 0);
+		fz_sys(SYS_futex, (long)&words[k->slot], FUTEX_WAKE, INT32_MAX, 0, 0, 0);
 		if (tid)
-			rsys(SYS_futex, (long)&tids[k->slot], FUTEX_WAIT, tid, (long)&ts, 0, 0);
+			fz_sys(SYS_futex, (long)&tids[k->slot], FUTEX_WAIT, tid, (long)&ts, 0, 0);
 		else
-			rsys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+			fz_sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	}
 	fz_fail("thread %d did not exit", k->pid);
 }
@@ -794,25 +794,25 @@ static void reap_all(void)
 		}
 		int pid = k->pid > 0 ? k->pid : -k->pid;
 		if (k->group)
-			rsys(SYS_kill, -pid, SIGKILL, 0, 0, 0, 0);
+			fz_sys(SYS_kill, -pid, SIGKILL, 0, 0, 0, 0);
 		/* One sharing our memory runs only raw calls and ends by itself: a kill
 		 * mid-futex is fine too, it has no handler of ours to run. */
-		rsys(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
+		fz_sys(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
 		if (k->pid > 0) {
 			long r;
-			while ((r = rsys(SYS_wait4, pid, 0, __WALL, 0, 0, 0)) == -EINTR)
+			while ((r = fz_sys(SYS_wait4, pid, 0, __WALL, 0, 0, 0)) == -EINTR)
 				;
 			if (r != pid && r != -ECHILD)
 				fz_fail("wait4 of child %d: %ld", pid, r);
 		}
 		if (k->group) {	/* its children, adopted by us */
 			long r;
-			while ((r = rsys(SYS_wait4, -pid, 0, __WALL, 0, 0, 0)) > 0 || r == -EINTR)
+			while ((r = fz_sys(SYS_wait4, -pid, 0, __WALL, 0, 0, 0)) > 0 || r == -EINTR)
 				;
 		}
 	}
 	/* Orphans of earlier groups that were slow to die. */
-	while (rsys(SYS_wait4, -1, 0, __WALL | WNOHANG, 0, 0, 0) > 0)
+	while (fz_sys(SYS_wait4, -1, 0, __WALL | WNOHANG, 0, 0, 0) > 0)
 		;
 	for (int i = 0; i < nkids; i++) {
 		for (int j = 0; j < 2; j++) {
@@ -832,10 +832,10 @@ static const char *const kept[] = { "tasks", "address_spaces", "pipes", "perf_ev
 
 void fz_op_proc(void)
 {
-	struct fz_counters before, after;
+	struct fz_counters before;
 
 	fz_read_counters(&before);
-	alarm_set(true);
+	fz_alarm("a call with children");
 	if (fz_one_in(2))
 		make_pipes();
 	for (int n = 1 + fz_below(PROC_KIDS); n--;)
@@ -849,14 +849,21 @@ void fz_op_proc(void)
 	reap_all();
 	close_fd(&to_kid[1]);
 	close_fd(&from_kid[0]);
-	alarm_set(false);
+	fz_alarm_off();
+	fz_expect_released(&before, "the call with children");
+}
+
+void fz_expect_released(const struct fz_counters *before, const char *what)
+{
+	struct fz_counters after;
+
 	fz_read_counters(&after);
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
-		long b = fz_counter(&before, kept[i]), a = fz_counter(&after, kept[i]);
+		long b = fz_counter(before, kept[i]), a = fz_counter(&after, kept[i]);
 		/* The fuzzer's own events may go meanwhile (a ring's last unmap frees a
 		 * closed one): fewer is fine there. */
 		if (a != b && !(a < b && !strcmp(kept[i], "perf_events")))
-			fz_fail("%s: %ld before the call with children, %ld after", kept[i], b, a);
+			fz_fail("%s: %ld before %s, %ld after", kept[i], b, what, a);
 	}
 }
 
@@ -865,7 +872,7 @@ int fz_procs_cleanup(void)
 {
 	int left = 0;
 
-	while (rsys(SYS_wait4, -1, 0, __WALL | WNOHANG, 0, 0, 0) > 0)
+	while (fz_sys(SYS_wait4, -1, 0, __WALL | WNOHANG, 0, 0, 0) > 0)
 		left++;
 	return left;
 }

@@ -15,6 +15,7 @@ static const char *const call_names[FZ_NR_CALLS] = {
 	[FZ_MPROTECT] = "mprotect", [FZ_CTL] = "ctl_write", [FZ_POLL] = "poll",
 	[FZ_FCNTL] = "fcntl", [FZ_PRCTL] = "prctl", [FZ_WORK] = "work",
 	[FZ_CHECK] = "ring_check", [FZ_RINGREAD] = "ring_read", [FZ_IPC] = "ipc", [FZ_PROC] = "proc",
+	[FZ_SMP] = "smp",
 	/* files.c: read, readv, close, fcntl, mmap, munmap and the ioctl of files have names
 	 * of their own, apart from the perf calls above */
 	[FZ_F_OPEN] = "open", [FZ_F_OPENAT] = "openat", [FZ_F_CREAT] = "creat",
