@@ -3,6 +3,7 @@
  * PERF_EVENT_IOC_FLUSH (seed 000). */
 #include "internal.h"
 #include "../fd.h"
+#include "../smp.h"
 #include "../task.h"
 #include "../x86.h"
 #include "../mm/kmalloc.h"
@@ -73,6 +74,36 @@ static long set_enabled(struct perf_event *e, unsigned long flags, bool enable)
 	return 0;
 }
 
+struct period_call {
+	struct perf_event *e;
+	uint64_t value;
+};
+
+/* Seed 004: a new period keeps the counter; stop and start only. On the
+ * CPU where the event is active, if it is: its PMU (a clock's timer) is
+ * that CPU's. */
+static void set_period_here(void *arg)
+{
+	struct period_call *c = arg;
+	struct perf_event *e = c->e;
+	uint64_t flags = irq_save();
+	bool active = e->state == PERF_EVENT_STATE_ACTIVE;
+
+	if (active)
+		e->pmu->stop(e, PERF_EF_UPDATE);
+	if (e->attr.freq) {
+		e->attr.sample_freq = c->value;
+	} else {
+		e->attr.sample_period = c->value;
+		e->hw.sample_period = c->value;
+	}
+	e->hw.period_left = 0;
+	if (active)
+		e->pmu->start(e, PERF_EF_RELOAD);
+	perf_event_update_userpage(e);
+	irq_restore(flags);
+}
+
 static long set_period(struct perf_event *e, uint64_t value)
 {
 	if (!is_sampling_event(e) || !value)
@@ -81,23 +112,10 @@ static long set_period(struct perf_event *e, uint64_t value)
 		return -EINVAL;
 	if (!e->attr.freq && (value >> 63))
 		return -EINVAL;
-
-	/* Seed 004: a new period keeps the counter; stop and start only. */
-	uint64_t flags = irq_save();
-	bool active = e->state == PERF_EVENT_STATE_ACTIVE;
-	if (active)
-		e->pmu->stop(e, PERF_EF_UPDATE);
-	if (e->attr.freq) {
-		e->attr.sample_freq = value;
-	} else {
-		e->attr.sample_period = value;
-		e->hw.sample_period = value;
-	}
-	e->hw.period_left = 0;
-	if (active)
-		e->pmu->start(e, PERF_EF_RELOAD);
-	perf_event_update_userpage(e);
-	irq_restore(flags);
+	/* Where it is active stays put meanwhile: no CPU switches tasks
+	 * without the kernel lock, which this syscall holds. */
+	int cpu = e->state == PERF_EVENT_STATE_ACTIVE ? e->oncpu : smp_processor_id();
+	smp_call_function_single(cpu, set_period_here, &(struct period_call){ e, value });
 	return 0;
 }
 

@@ -224,7 +224,7 @@ void fz_persistent_baseline(void)
 	for_each_entry(PERSISTENT, note_baseline);
 }
 
-/* Reopen (the event's cpu: -1 for task-bound, 0 for CPU-wide), ATTACH, close. */
+/* Reopen (the event's cpu: -1 for task-bound, its CPU for CPU-wide), ATTACH, close. */
 static void release_one(const char *name)
 {
 	uint64_t id = entry_id(name);
@@ -239,14 +239,14 @@ static void release_one(const char *name)
 	attr.size = sizeof(attr);
 	attr.type = fz_persistent_type;
 	attr.config = id;
-	int err[2];
-	for (int cpu = -1; cpu <= 0; cpu++) {
+	int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN), err[2];
+	for (int cpu = -1; cpu < cpus; cpu++) {
 		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		err[cpu + 1] = errno;
+		err[cpu >= 0] = errno;
 		if (fd < 0)
 			continue;
 		long r = syscall(SYS_ioctl, fd, PERF_EVENT_IOC_ATTACH, 0);
-		err[cpu + 1] = errno;
+		err[cpu >= 0] = errno;
 		close(fd);
 		if (r == 0) {
 			released++;
@@ -255,7 +255,7 @@ static void release_one(const char *name)
 	}
 	stuck++;
 	fz_printf("# persistent event p%llu could not be released (errno %d with cpu -1, "
-		  "%d with cpu 0)\n", (unsigned long long)id, err[0], err[1]);
+		  "%d with the last CPU)\n", (unsigned long long)id, err[0], err[1]);
 }
 
 int fz_persistent_release(void)
