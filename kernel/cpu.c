@@ -6,7 +6,6 @@
 
 #define CR0_MP	(1ul << 1)
 #define CR0_EM	(1ul << 2)
-#define CR4_PGE	(1ul << 7)
 
 struct cpu_caps cpu_caps;
 

@@ -30,6 +30,7 @@
 #include "tsc.h"
 #include "x86.h"
 #include "mm/frames.h"
+#include "mm/vmalloc.h"
 #include "mm/paging.h"
 
 static void print_banner(void)
@@ -57,6 +58,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	cpu_init();		// CPUID, NX, SMEP, SMAP
 	paging_init();		// direct map, W^X kernel image
 	frames_init();		// physical memory
+	vmalloc_init();		// the vmalloc area's page tables
 	fork_init();		// task limits
 	gdt_init_ist();		// NMI, #DF, #MC stacks
 	pic_disable();		// legacy PIC off

@@ -9,7 +9,6 @@
 #include <asm-generic/errno-base.h>
 
 #define PT_ENTRIES	512
-#define LARGE_PAGE	(2 * MiB)
 
 /* Page-table pages for the direct map and the kernel image, needed before the
  * frame allocator exists: one PD per GiB of the direct map plus a few. */

@@ -5,6 +5,7 @@
 #define PAGE_SHIFT	12
 #define PAGE_SIZE	4096ul
 #define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define LARGE_PAGE	(2 * MiB)	/* what a page table maps */
 
 /* Virtual layout (one PML4 slot = 512 GiB):
  *   0 .. USER_END                 user space
@@ -15,7 +16,7 @@
 #define DIRECT_MAP_BASE	0xffff800000000000ul
 #define DIRECT_MAP_MAX	(64 * GiB)
 #define VMALLOC_BASE	0xffffc90000000000ul
-#define VMALLOC_SIZE	(512 * GiB)
+#define VMALLOC_SIZE	(1 * GiB)	/* its page tables made at boot: 2 MiB */
 #define KERNEL_VMA	0xffffffff80000000ul
 
 /* Page-table entry bits (SDM Vol. 3A 4.5, Table 4-19/4-20) */

@@ -6,9 +6,8 @@
  * last address space it loaded until it loads another (an idle CPU too), so
  * the mask is of CPUs that have it in CR3, as Linux's mm_cpumask. The
  * kernel's own mappings that go away (the vmalloc area's) are flushed on
- * every CPU. */
+ * every CPU once per pass over that area (vmalloc.c). */
 #include "tlb.h"
-#include "paging.h"
 #include "uspace.h"
 #include "../percpu.h"
 #include "../smp.h"
@@ -59,23 +58,20 @@ void tlb_forget(struct uspace *us)
 		smp_call_function_single(__builtin_ctzll(cpus), unload_here, us);
 }
 
-struct kernel_range {
-	uint64_t start, end;
-};
-
-static void invlpg_range(void *arg)
+static void flush_all_here(void *arg)
 {
-	const struct kernel_range *r = arg;
+	uint64_t cr4 = read_cr4();
 
-	for (uint64_t va = r->start; va < r->end; va += PAGE_SIZE)
-		invlpg(va);
+	if (cr4 & CR4_PGE) {
+		write_cr4(cr4 & ~CR4_PGE);
+		write_cr4(cr4);
+	} else {
+		write_cr3(read_cr3());
+	}
 }
 
-void tlb_flush_kernel_range(uint64_t start, uint64_t end)
+void tlb_flush_kernel_all(void)
 {
-	struct kernel_range r = { start, end };
-
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if (cpu != smp_processor_id())
-			smp_call_function_single(cpu, invlpg_range, &r);
+		smp_call_function_single(cpu, flush_all_here, NULL);
 }

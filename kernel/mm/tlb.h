@@ -14,8 +14,8 @@ void tlb_load(struct uspace *us);
 void tlb_shootdown(struct uspace *us);
 /* us is being freed: no CPU keeps it in CR3 (this one included). */
 void tlb_forget(struct uspace *us);
-/* Kernel mappings of [start, end) went away (vfree): every other CPU drops
- * them before this returns, and only then may their frames be reused. They
- * are global pages, which a CR3 load keeps: INVLPG each page there (Linux's
- * flush_tlb_kernel_range). This CPU's own are the caller's (unmap_page). */
-void tlb_flush_kernel_range(uint64_t start, uint64_t end);
+/* Every CPU drops every translation it holds, the kernel's global ones too
+ * (a CR3 load keeps those: CR4.PGE off and on again, SDM Vol. 3A 4.10.4.1),
+ * before this returns: the vmalloc area's, before it hands out addresses
+ * again. */
+void tlb_flush_kernel_all(void);

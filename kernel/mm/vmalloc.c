@@ -1,5 +1,15 @@
-/* The vmalloc area: a first-fit list of areas in one PML4 slot, each with a
- * guard page below it. */
+/* The vmalloc area: a list of areas in 1 GiB of one PML4 slot, each with a
+ * guard page below it, handed out in increasing order of address.
+ *
+ * Its pages are global (PTE_G), which a CR3 load keeps in the TLB, so
+ * another CPU may hold the translation of an address vfree gave back. That
+ * address is not handed out again before the search has gone round the
+ * whole area, and at that wrap every CPU flushes its TLB (one round of IPIs
+ * per GiB handed out): a vfree interrupts no other CPU, so a measured task
+ * alone on its CPU sees nothing when other CPUs' tasks exit. The frames go
+ * back at once: a stale translation is harmless while nothing uses its
+ * address. The page tables stay (vmalloc_init makes them all), so no CPU
+ * caches an entry that leads to a freed one. */
 #include "vmalloc.h"
 #include "frames.h"
 #include "kmalloc.h"
@@ -17,6 +27,7 @@ struct vm_area {
 };
 
 static struct vm_area *areas;
+static uint64_t next_start = VMALLOC_BASE;	/* where the next search starts */
 
 bool is_vmalloc_addr(const void *addr)
 {
@@ -25,52 +36,64 @@ bool is_vmalloc_addr(const void *addr)
 	return a >= VMALLOC_BASE && a < VMALLOC_BASE + VMALLOC_SIZE;
 }
 
+/* Every page table of the area: none is ever freed, so no CPU can cache an
+ * entry that leads to a freed table. */
+void vmalloc_init(void)
+{
+	for (uint64_t va = VMALLOC_BASE; va < VMALLOC_BASE + VMALLOC_SIZE; va += LARGE_PAGE)
+		assert(pte_walk(kernel_pml4_phys, va, true));
+}
+
+/* The first gap of want bytes at or above from: its start in *gap, and the
+ * link to insert its area at; NULL past the area's end. */
+static struct vm_area **gap_from(uint64_t from, uint64_t want, uint64_t *gap)
+{
+	struct vm_area **link = &areas;
+
+	*gap = from;
+	for (; *link; link = &(*link)->next) {
+		uint64_t guard = (*link)->start - PAGE_SIZE;
+		uint64_t end = (*link)->start + (*link)->pages * PAGE_SIZE;
+
+		if (end <= *gap)
+			continue;		/* below the search */
+		if (guard >= *gap && guard - *gap >= want)
+			break;
+		*gap = MAX(*gap, end);
+	}
+	return *gap + want <= VMALLOC_BASE + VMALLOC_SIZE ? link : NULL;
+}
+
 /* Reserve address space for pages plus the guard page. */
 static struct vm_area *area_alloc(size_t pages, bool borrowed)
 {
 	struct vm_area *a = kmalloc(sizeof(*a));
-	struct vm_area **link = &areas;
-	uint64_t want = (pages + 1) * PAGE_SIZE;
-	uint64_t gap = VMALLOC_BASE;
+	uint64_t want = (pages + 1) * PAGE_SIZE, gap;
 
 	if (!a)
 		return NULL;
-	for (; *link; link = &(*link)->next) {
-		if ((*link)->start - PAGE_SIZE - gap >= want)
-			break;
-		gap = (*link)->start + (*link)->pages * PAGE_SIZE;
+	struct vm_area **link = gap_from(next_start, want, &gap);
+	if (!link) {		/* round again, with no stale translation left */
+		tlb_flush_kernel_all();
+		link = gap_from(VMALLOC_BASE, want, &gap);
 	}
-	if (gap + want > VMALLOC_BASE + VMALLOC_SIZE) {
+	if (!link) {
 		kfree(a);
 		return NULL;
 	}
+	next_start = gap + want;
 	*a = (struct vm_area){ gap + PAGE_SIZE, pages, borrowed, *link };
 	*link = a;
 	return a;
 }
 
-/* Unmaps a batch at a time: its frames are freed only once no CPU's TLB
- * holds them (tlb_flush_kernel_range), one round of IPIs per batch. */
-#define RELEASE_BATCH	64
-
 static void area_release(struct vm_area *a)
 {
-	for (size_t first = 0; first < a->pages; first += RELEASE_BATCH) {
-		size_t n = MIN(a->pages - first, (size_t)RELEASE_BATCH);
-		uint64_t start = a->start + first * PAGE_SIZE;
-		pte_t old[RELEASE_BATCH];
-
-		for (size_t i = 0; i < n; i++)
-			old[i] = unmap_page(kernel_pml4_phys, start + i * PAGE_SIZE);
-		tlb_flush_kernel_range(start, start + n * PAGE_SIZE);
-		for (size_t i = 0; i < n && !a->borrowed; i++)
-			if (old[i] & PTE_P)
-				frame_free(old[i] & PTE_ADDR);
+	for (size_t i = 0; i < a->pages; i++) {
+		pte_t old = unmap_page(kernel_pml4_phys, a->start + i * PAGE_SIZE);
+		if (!a->borrowed && (old & PTE_P))
+			frame_free(old & PTE_ADDR);
 	}
-	/* Its page tables too, once nothing else there needs them; the PDPT of the
-	 * vmalloc slot stays, every address space's PML4 points at it. */
-	if (a->pages)
-		prune_tables(kernel_pml4_phys, a->start - PAGE_SIZE, a->start + a->pages * PAGE_SIZE, 2);
 	for (struct vm_area **link = &areas; *link; link = &(*link)->next) {
 		if (*link == a) {
 			*link = a->next;

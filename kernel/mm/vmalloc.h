@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The area's page tables, made once and kept (after frames_init). */
+void vmalloc_init(void);
 /* Page-granular memory, each area preceded by an unmapped guard page. */
 void *vmalloc(size_t size);
 void vfree(void *addr);
