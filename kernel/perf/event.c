@@ -23,7 +23,9 @@ struct perf_stats perf_stats;
 struct pmu *perf_pmus;
 static int next_dynamic_type = PERF_TYPE_MAX;
 static uint64_t next_id = 1;
-static struct timer rotation_timer;
+/* Each CPU multiplexes its own contexts (its CPU context and its current
+ * task's), on its own timer queue. */
+static DEFINE_PER_CPU(struct timer, rotation_timer);
 
 /* ---- time ---- */
 
@@ -40,17 +42,24 @@ static __always_inline void update_times(struct perf_event *e, uint64_t now)
 
 /* The context's time, like Linux's ctx->time: read once at the start of
  * each operation, so every state change of that operation sees the same
- * instant (an event enabled and scheduled at once has enabled == running). */
-static uint64_t ctx_time;
+ * instant (an event enabled and scheduled at once has enabled == running).
+ * Per CPU: operations on the contexts of different CPUs run at once, each
+ * on its own CPU (operations on another CPU's go there by IPI). */
+static DEFINE_PER_CPU(uint64_t, ctx_time);
 
-static void ctx_time_update(void)
+static uint64_t ctx_time_update(void)
 {
-	ctx_time = perf_clock();
+	return *this_cpu_ptr(&ctx_time) = perf_clock();
+}
+
+static __always_inline uint64_t ctx_now(void)
+{
+	return *this_cpu_ptr(&ctx_time);
 }
 
 static __always_inline void set_state(struct perf_event *e, enum perf_event_state state)
 {
-	update_times(e, ctx_time);
+	update_times(e, ctx_now());
 	e->state = state;
 }
 
@@ -334,10 +343,12 @@ static inline bool event_stands_alone(const struct perf_event *e)
 
 static void start_rotation(void)
 {
-	if (rotation_timer.pending)
+	struct timer *t = this_cpu_ptr(&rotation_timer);
+
+	if (t->pending)
 		return;
-	rotation_timer.fn = rotation_tick;
-	timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
+	t->fn = rotation_tick;
+	timer_add(t, rdtsc() + ns_to_tsc(ROTATION_NS));
 }
 
 /* Put g on the PMU if it is waiting; a pinned group that cannot go on goes
@@ -372,8 +383,8 @@ static void sched_in_all(void)
 	 * interrupt once the last one has gone or its task is off the CPU. */
 	if (starved)
 		start_rotation();
-	else if (rotation_timer.pending)
-		timer_del(&rotation_timer);
+	else if (this_cpu_ptr(&rotation_timer)->pending)
+		timer_del(this_cpu_ptr(&rotation_timer));
 }
 
 /* Software events always fit: Linux keeps them out of rotation, and so
@@ -512,8 +523,8 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 	 * when its task is switched in (the sched-in shift of out_since). */
 	bool on_cpu = !ctx->task || ctx->task == current;	/* the CPU's, or current's */
 
-	ctx_time_update();
-	e->tstamp = on_cpu ? ctx_time : ctx->out_since;
+	uint64_t now = ctx_time_update();
+	e->tstamp = on_cpu ? now : ctx->out_since;
 	e->ctx = ctx;
 	ctx->nr_events++;
 	if (e->group_leader == e && e->attr.exclusive)
@@ -672,9 +683,9 @@ void perf_event_read_update(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	ctx_time_update();
+	uint64_t now = ctx_time_update();
 	perf_event_fold(e);
-	update_times(e, ctx_time);
+	update_times(e, now);
 	irq_restore(flags);
 }
 
@@ -692,6 +703,26 @@ static void fold_here(void *arg)
 void perf_event_fold_remote(struct perf_event *e)
 {
 	smp_call_function_single(e->oncpu, fold_here, e);
+}
+
+static void flush_here(void *arg)
+{
+	struct perf_event *e = arg;
+
+	e->pmu->flush(e);
+}
+
+/* PERF_EVENT_IOC_FLUSH: the PMU's internal buffer is its CPU's, drained
+ * there (an event off the PMU has nothing buffered). Stable as
+ * ctx_elsewhere: the caller holds the kernel lock. */
+void perf_event_flush(struct perf_event *e)
+{
+	int cpu = READ_ONCE(e->oncpu);
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE && cpu >= 0 && cpu != smp_processor_id())
+		smp_call_function_single(cpu, flush_here, e);
+	else
+		e->pmu->flush(e);
 }
 
 void perf_event_reset(struct perf_event *e)
@@ -731,14 +762,14 @@ void perf_event_task_sched_out(struct task *prev)
 	uint64_t flags = irq_save();
 
 	if (ctx) {
-		ctx_time_update();
+		uint64_t now = ctx_time_update();
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
 			group_sched_out(g);
-			update_times(g, ctx_time);
+			update_times(g, now);
 			for_each_sibling(s, g)
-				update_times(s, ctx_time);
+				update_times(s, now);
 		}
-		ctx->out_since = ctx_time;
+		ctx->out_since = now;
 	}
 	irq_restore(flags);
 }
@@ -748,9 +779,9 @@ void perf_event_task_sched_in(struct task *next)
 	struct perf_event_context *ctx = next->perf_ctx;
 	uint64_t flags = irq_save();
 
-	ctx_time_update();
+	uint64_t now = ctx_time_update();
 	if (ctx && ctx->out_since) {
-		uint64_t gap = ctx_time - ctx->out_since;
+		uint64_t gap = now - ctx->out_since;
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
 			g->tstamp += gap;
 			for_each_sibling(s, g)

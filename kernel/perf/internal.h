@@ -192,6 +192,8 @@ static inline void perf_event_read_count(struct perf_event *e)
 	perf_event_fold(e);
 	irq_restore(flags);
 }
+/* The PMU's flush, on the CPU whose PMU has e (by IPI from another). */
+void perf_event_flush(struct perf_event *e);
 /* inherit.c: fn(c, arg) for each live copy of e (all of an original's copies,
  * children's children too, point at it, as Linux's); nothing when it has none. */
 void perf_event_for_each_copy(struct perf_event *e,
