@@ -4,6 +4,7 @@
  * counts of a thread pinned to each CPU, a task's event following it across CPUs, and no tick
  * for a task alone on its CPU; munmap and mprotect reaching a thread that reads the page on
  * another CPU (TLB shootdown). With one CPU the tests that need two say SKIP. */
+#include "cpu.h"
 #include "file.h"
 #include "ktap.h"
 #include "perf.h"
@@ -30,41 +31,12 @@ static long setaffinity(pid_t pid, long len, const void *mask)
 	return syscall(SYS_sched_setaffinity, pid, len, mask);
 }
 
-/* This thread on cpu alone (cpu < 0: on every CPU). */
-static void pin(int cpu)
-{
-	uint64_t mask = cpu < 0 ? ~0ull : 1ull << cpu;
-
-	ASSERT_EQ(setaffinity(0, sizeof(mask), &mask), 0);
-}
-
 static unsigned current_cpu(void)
 {
 	unsigned cpu = ~0u;
 
 	ASSERT_EQ(syscall(SYS_getcpu, &cpu, NULL, NULL), 0);
 	return cpu;
-}
-
-/* The CPUs of a cpulist file ("0", "0-3"), as a mask; 0 when it is no such list. */
-static uint64_t cpulist(const char *path)
-{
-	char text[64];
-	unsigned lo, hi;
-
-	if (slurp(path, text, sizeof(text)) < 0)
-		return 0;
-	int n = sscanf(text, "%u-%u", &lo, &hi);
-	if (n == 1)
-		hi = lo;
-	if (n < 1 || lo != 0 || hi >= 64)
-		return 0;
-	return hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1;
-}
-
-static int online_cpus(void)
-{
-	return __builtin_popcountll(cpulist("/sys/devices/system/cpu/online"));
 }
 
 TEST(online_cpus_everywhere)
