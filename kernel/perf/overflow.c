@@ -373,11 +373,9 @@ static void cancel_here(void *arg)
 	irq_restore(flags);
 }
 
-void perf_pending_cancel(struct perf_event *e)
+void __perf_pending_cancel(struct perf_event *e)
 {
 	/* e is off the PMU: no overflow can queue it from here on. */
-	if (!READ_ONCE(e->pending_queued) && !READ_ONCE(e->throttled_queued))
-		return;
 	int me = smp_processor_id();
 
 	if (e->pending_queued && e->pending_cpu != me)
