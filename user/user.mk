@@ -13,7 +13,7 @@ USER_TESTS := errors fds tty brk mmap clocks identity startup signals restart fa
 	outfiles proc procfs procs tasks pthreads pipe eventfd select epoll timers sched \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
-	perf_aux itrace perf_sigio breakpoint perf_inherit cpus
+	perf_aux itrace perf_sigio breakpoint perf_inherit cpus perf_smp
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench bench_smp)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie
@@ -53,8 +53,8 @@ $(BUILD)/user/pie/%.o: user/%.c | $(USER_UAPI)/.stamp
 	@echo "  MUSLCC  $< (PIE)"
 	@$(USER_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
 
-# perf.o, pmuos.o, itrace_decode.o, file.o and bench.o (the perf_event, pmuos /sys, itrace,
-# whole-file and bench-figure helpers) too: unused ones are small.
+# perf.o, pmuos.o, itrace_decode.o, file.o, cpu.o and bench.o (the perf_event, pmuos /sys,
+# itrace, whole-file, CPU and bench-figure helpers) too: unused ones are small.
 $(USER_KTAP_PROGS): $(BUILD)/user/%: $(BUILD)/user/tests/%.o $(BUILD)/user/lib/ktap.o \
 		$(BUILD)/user/lib/perf.o $(BUILD)/user/lib/pmuos.o $(BUILD)/user/lib/itrace_decode.o \
 		$(BUILD)/user/lib/file.o $(BUILD)/user/lib/cpu.o $(BUILD)/user/lib/bench.o

@@ -23,7 +23,9 @@ struct perf_stats perf_stats;
 struct pmu *perf_pmus;
 static int next_dynamic_type = PERF_TYPE_MAX;
 static uint64_t next_id = 1;
-static struct timer rotation_timer;
+/* Each CPU multiplexes its own contexts (its CPU context and its current
+ * task's), on its own timer queue. */
+static DEFINE_PER_CPU(struct timer, rotation_timer);
 
 /* ---- time ---- */
 
@@ -39,18 +41,14 @@ static __always_inline void update_times(struct perf_event *e, uint64_t now)
 }
 
 /* The context's time, like Linux's ctx->time: read once at the start of
- * each operation, so every state change of that operation sees the same
- * instant (an event enabled and scheduled at once has enabled == running). */
-static uint64_t ctx_time;
-
-static void ctx_time_update(void)
+ * each operation and handed down as now, so every state change of that
+ * operation sees the same instant (an event enabled and scheduled at once
+ * has enabled == running). No shared variable: operations on the contexts
+ * of different CPUs run at once, each on its own CPU. */
+static __always_inline void set_state(struct perf_event *e, enum perf_event_state state,
+				      uint64_t now)
 {
-	ctx_time = perf_clock();
-}
-
-static __always_inline void set_state(struct perf_event *e, enum perf_event_state state)
-{
-	update_times(e, ctx_time);
+	update_times(e, now);
 	e->state = state;
 }
 
@@ -241,50 +239,50 @@ struct perf_event_context *perf_task_context(struct task *t)
 
 static bool group_fits_exclusive(struct perf_event *leader);
 
-static __always_inline void event_sched_out(struct perf_event *e)
+static __always_inline void event_sched_out(struct perf_event *e, uint64_t now)
 {
 	if (e->state != PERF_EVENT_STATE_ACTIVE)
 		return;
 	e->pmu->del(e, PERF_EF_UPDATE);
-	set_state(e, PERF_EVENT_STATE_INACTIVE);
+	set_state(e, PERF_EVENT_STATE_INACTIVE, now);
 	e->oncpu = -1;
 	perf_event_update_userpage(e);
 }
 
-static __always_inline int event_sched_in(struct perf_event *e)
+static __always_inline int event_sched_in(struct perf_event *e, uint64_t now)
 {
 	if (e->state != PERF_EVENT_STATE_INACTIVE)
 		return 0;
 	if (e->pmu->add(e, PERF_EF_START))
 		return -EAGAIN;
-	set_state(e, PERF_EVENT_STATE_ACTIVE);
+	set_state(e, PERF_EVENT_STATE_ACTIVE, now);
 	e->oncpu = smp_processor_id();
 	perf_event_update_userpage(e);
 	return 0;
 }
 
-static void group_sched_out(struct perf_event *leader)
+static void group_sched_out(struct perf_event *leader, uint64_t now)
 {
-	event_sched_out(leader);
+	event_sched_out(leader, now);
 	for_each_sibling(s, leader)
-		event_sched_out(s);
+		event_sched_out(s, now);
 }
 
 /* All or nothing: a group counts together or not at all. */
-static __always_inline int group_sched_in(struct perf_event *leader)
+static __always_inline int group_sched_in(struct perf_event *leader, uint64_t now)
 {
 	if (leader->state != PERF_EVENT_STATE_INACTIVE || !group_fits_exclusive(leader))
 		return -EAGAIN;
-	if (event_sched_in(leader))
+	if (event_sched_in(leader, now))
 		return -EAGAIN;
 	for_each_sibling(s, leader) {
-		if (event_sched_in(s)) {
+		if (event_sched_in(s, now)) {
 			for_each_sibling(r, leader) {
 				if (r == s)
 					break;
-				event_sched_out(r);
+				event_sched_out(r, now);
 			}
-			event_sched_out(leader);
+			event_sched_out(leader, now);
 			return -EAGAIN;
 		}
 	}
@@ -334,31 +332,33 @@ static inline bool event_stands_alone(const struct perf_event *e)
 
 static void start_rotation(void)
 {
-	if (rotation_timer.pending)
+	struct timer *t = this_cpu_ptr(&rotation_timer);
+
+	if (t->pending)
 		return;
-	rotation_timer.fn = rotation_tick;
-	timer_add(&rotation_timer, rdtsc() + ns_to_tsc(ROTATION_NS));
+	t->fn = rotation_tick;
+	timer_add(t, rdtsc() + ns_to_tsc(ROTATION_NS));
 }
 
 /* Put g on the PMU if it is waiting; a pinned group that cannot go on goes
  * to the error state, as Linux does. True if a flexible one must wait. */
-static __always_inline bool sched_in_group(struct perf_event *g)
+static __always_inline bool sched_in_group(struct perf_event *g, uint64_t now)
 {
 	/* A task's group bound to a CPU counts only there (Linux's
 	 * event_filter_match); a CPU context's are all its CPU's. */
 	if (unlikely(g->cpu >= 0 && g->cpu != smp_processor_id()))
 		return false;
-	if (g->state != PERF_EVENT_STATE_INACTIVE || !group_sched_in(g))
+	if (g->state != PERF_EVENT_STATE_INACTIVE || !group_sched_in(g, now))
 		return false;
 	if (g->attr.pinned) {
-		set_state(g, PERF_EVENT_STATE_ERROR);
+		set_state(g, PERF_EVENT_STATE_ERROR, now);
 		return false;
 	}
 	return true;
 }
 
 /* Pinned groups of every context first, then flexible ones. */
-static void sched_in_all(void)
+static void sched_in_all(uint64_t now)
 {
 	bool starved = false;
 
@@ -366,14 +366,14 @@ static void sched_in_all(void)
 		for_each_context(ctx, current)
 			for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 				if (g->attr.pinned == pinned)
-					starved |= sched_in_group(g);
+					starved |= sched_in_group(g, now);
 	}
 	/* Rotation runs only while a group waits for a counter: no stray
 	 * interrupt once the last one has gone or its task is off the CPU. */
 	if (starved)
 		start_rotation();
-	else if (rotation_timer.pending)
-		timer_del(&rotation_timer);
+	else if (this_cpu_ptr(&rotation_timer)->pending)
+		timer_del(this_cpu_ptr(&rotation_timer));
 }
 
 /* Software events always fit: Linux keeps them out of rotation, and so
@@ -388,21 +388,21 @@ static bool group_is_software(const struct perf_event *g)
 	return true;
 }
 
-static void sched_out_flexible(void)
+static void sched_out_flexible(uint64_t now)
 {
 	for_each_context(ctx, current)
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next)
 			if (!g->attr.pinned && !group_is_software(g))
-				group_sched_out(g);
+				group_sched_out(g, now);
 }
 
 /* Re-run counter assignment for every context, pinned groups first. */
-static void resched(void)
+static void resched(uint64_t now)
 {
 	uint64_t flags = irq_save();
 
-	sched_out_flexible();
-	sched_in_all();
+	sched_out_flexible(now);
+	sched_in_all(now);
 	irq_restore(flags);
 }
 
@@ -423,11 +423,11 @@ static void rotate_context(struct perf_event_context *ctx)
 
 static void rotation_tick(struct timer *t, struct pt_regs *regs)
 {
-	ctx_time_update();
-	sched_out_flexible();
+	uint64_t now = perf_clock();
+	sched_out_flexible(now);
 	for_each_context(ctx, current)
 		rotate_context(ctx);
-	sched_in_all();
+	sched_in_all(now);
 }
 
 /* ---- operations on a context whose task runs on another CPU ---- */
@@ -512,8 +512,8 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 	 * when its task is switched in (the sched-in shift of out_since). */
 	bool on_cpu = !ctx->task || ctx->task == current;	/* the CPU's, or current's */
 
-	ctx_time_update();
-	e->tstamp = on_cpu ? ctx_time : ctx->out_since;
+	uint64_t now = perf_clock();
+	e->tstamp = on_cpu ? now : ctx->out_since;
 	e->ctx = ctx;
 	ctx->nr_events++;
 	if (e->group_leader == e && e->attr.exclusive)
@@ -525,21 +525,21 @@ void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *
 		list_append(&l->sibling_next, e, sibling_next);
 		l->nr_siblings++;
 		/* A sibling joins a running group at once if it fits. */
-		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e) && l->attr.pinned)
-			set_state(e, PERF_EVENT_STATE_ERROR);
+		if (l->state == PERF_EVENT_STATE_ACTIVE && event_sched_in(e, now) && l->attr.pinned)
+			set_state(e, PERF_EVENT_STATE_ERROR, now);
 	}
 	if (!on_cpu) {
 		irq_restore(flags);
 		return;
 	}
 	if (event_stands_alone(e)) {
-		if (sched_in_group(e))
+		if (sched_in_group(e, now))
 			start_rotation();
 		irq_restore(flags);
 		return;
 	}
 	irq_restore(flags);
-	resched();
+	resched(now);
 }
 
 void perf_remove_from_context(struct perf_event *e)
@@ -553,7 +553,7 @@ void perf_remove_from_context(struct perf_event *e)
 	}
 	uint64_t flags = irq_save();
 
-	ctx_time_update();
+	uint64_t now = perf_clock();
 	if (!ctx) {
 		irq_restore(flags);
 		return;
@@ -561,7 +561,7 @@ void perf_remove_from_context(struct perf_event *e)
 	bool alone = event_stands_alone(e);
 	if (e->group_leader == e && e->attr.exclusive)
 		exclusive_groups--;
-	event_sched_out(e);
+	event_sched_out(e, now);
 	if (e->group_leader == e) {
 		struct perf_event **link = &ctx->groups;
 		while (*link != e)
@@ -571,7 +571,7 @@ void perf_remove_from_context(struct perf_event *e)
 		 * perf_group_detach), appended in order. */
 		for (struct perf_event *s = e->sibling_next, *next; s; s = next) {
 			next = s->sibling_next;
-			event_sched_out(s);
+			event_sched_out(s, now);
 			s->group_leader = s;
 			s->sibling_next = NULL;
 			s->ctx_next = NULL;
@@ -596,7 +596,7 @@ void perf_remove_from_context(struct perf_event *e)
 		task_free_memory(container_of(ctx, struct task, perf_ctx_store));
 	irq_restore(flags);
 	if (!alone)
-		resched();
+		resched(now);
 }
 
 bool perf_task_release_context(struct task *t)
@@ -612,28 +612,28 @@ bool perf_task_release_context(struct task *t)
 /* The state changes of enabling and disabling, without rescheduling: an
  * operation on many events (a group, prctl) changes them all, then puts
  * groups on the PMU once, so no group runs for a moment in between. */
-static bool enable_one(struct perf_event *e)
+static bool enable_one(struct perf_event *e, uint64_t now)
 {
 	if (e->state != PERF_EVENT_STATE_OFF && e->state != PERF_EVENT_STATE_ERROR)
 		return false;
-	set_state(e, PERF_EVENT_STATE_INACTIVE);
+	set_state(e, PERF_EVENT_STATE_INACTIVE, now);
 	/* A sibling of a running group joins it at once (pinned groups do not
 	 * go through rescheduling). */
 	struct perf_event *l = e->group_leader;
 	if (l != e && l->state == PERF_EVENT_STATE_ACTIVE)
-		event_sched_in(e);
+		event_sched_in(e, now);
 	return true;
 }
 
-static bool disable_one(struct perf_event *e)
+static bool disable_one(struct perf_event *e, uint64_t now)
 {
 	if (e->state < PERF_EVENT_STATE_INACTIVE)
 		return false;
 	if (e->group_leader == e)
-		group_sched_out(e);
+		group_sched_out(e, now);
 	else
-		event_sched_out(e);
-	set_state(e, PERF_EVENT_STATE_OFF);
+		event_sched_out(e, now);
+	set_state(e, PERF_EVENT_STATE_OFF, now);
 	return true;
 }
 
@@ -650,12 +650,12 @@ void perf_events_set_enabled(struct perf_event **events, int n, bool enable)
 	uint64_t flags = irq_save();
 	bool changed = false;
 
-	ctx_time_update();
+	uint64_t now = perf_clock();
 	for (int i = 0; i < n; i++)
-		changed |= enable ? enable_one(events[i]) : disable_one(events[i]);
+		changed |= enable ? enable_one(events[i], now) : disable_one(events[i], now);
 	irq_restore(flags);
 	if (changed)
-		resched();	/* freed counters go to waiting groups */
+		resched(now);	/* freed counters go to waiting groups */
 }
 
 void perf_event_enable(struct perf_event *e)
@@ -672,9 +672,9 @@ void perf_event_read_update(struct perf_event *e)
 {
 	uint64_t flags = irq_save();
 
-	ctx_time_update();
+	uint64_t now = perf_clock();
 	perf_event_fold(e);
-	update_times(e, ctx_time);
+	update_times(e, now);
 	irq_restore(flags);
 }
 
@@ -692,6 +692,26 @@ static void fold_here(void *arg)
 void perf_event_fold_remote(struct perf_event *e)
 {
 	smp_call_function_single(e->oncpu, fold_here, e);
+}
+
+static void flush_here(void *arg)
+{
+	struct perf_event *e = arg;
+
+	e->pmu->flush(e);
+}
+
+/* PERF_EVENT_IOC_FLUSH: the PMU's internal buffer is its CPU's, drained
+ * there (an event off the PMU has nothing buffered). Stable as
+ * ctx_elsewhere: the caller holds the kernel lock. */
+void perf_event_flush(struct perf_event *e)
+{
+	int cpu = READ_ONCE(e->oncpu);
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE && cpu >= 0 && cpu != smp_processor_id())
+		smp_call_function_single(cpu, flush_here, e);
+	else
+		e->pmu->flush(e);
 }
 
 void perf_event_reset(struct perf_event *e)
@@ -712,13 +732,13 @@ void perf_event_exit_task(struct task *t)
 	perf_event_exit_inherited(t);	/* copies join their originals */
 	uint64_t flags = irq_save();
 
-	ctx_time_update();
+	uint64_t now = perf_clock();
 	if (ctx) {
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
-			group_sched_out(g);
-			set_state(g, PERF_EVENT_STATE_EXIT);
+			group_sched_out(g, now);
+			set_state(g, PERF_EVENT_STATE_EXIT, now);
 			for_each_sibling(s, g)
-				set_state(s, PERF_EVENT_STATE_EXIT);
+				set_state(s, PERF_EVENT_STATE_EXIT, now);
 		}
 	}
 	irq_restore(flags);
@@ -731,14 +751,14 @@ void perf_event_task_sched_out(struct task *prev)
 	uint64_t flags = irq_save();
 
 	if (ctx) {
-		ctx_time_update();
+		uint64_t now = perf_clock();
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
-			group_sched_out(g);
-			update_times(g, ctx_time);
+			group_sched_out(g, now);
+			update_times(g, now);
 			for_each_sibling(s, g)
-				update_times(s, ctx_time);
+				update_times(s, now);
 		}
-		ctx->out_since = ctx_time;
+		ctx->out_since = now;
 	}
 	irq_restore(flags);
 }
@@ -748,9 +768,9 @@ void perf_event_task_sched_in(struct task *next)
 	struct perf_event_context *ctx = next->perf_ctx;
 	uint64_t flags = irq_save();
 
-	ctx_time_update();
+	uint64_t now = perf_clock();
 	if (ctx && ctx->out_since) {
-		uint64_t gap = ctx_time - ctx->out_since;
+		uint64_t gap = now - ctx->out_since;
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
 			g->tstamp += gap;
 			for_each_sibling(s, g)
@@ -758,7 +778,7 @@ void perf_event_task_sched_in(struct task *next)
 		}
 		ctx->out_since = 0;
 	}
-	sched_in_all();
+	sched_in_all(now);
 	irq_restore(flags);
 }
 

@@ -192,6 +192,8 @@ static inline void perf_event_read_count(struct perf_event *e)
 	perf_event_fold(e);
 	irq_restore(flags);
 }
+/* The PMU's flush, on the CPU whose PMU has e (by IPI from another). */
+void perf_event_flush(struct perf_event *e);
 /* inherit.c: fn(c, arg) for each live copy of e (all of an original's copies,
  * children's children too, point at it, as Linux's); nothing when it has none. */
 void perf_event_for_each_copy(struct perf_event *e,
@@ -298,5 +300,11 @@ void perf_log_lost_samples(struct perf_event *e, uint64_t lost);
  * calls this when a reader is due a wake-up. */
 void perf_pending_work(struct perf_event *e);
 /* e goes away: drop its queued work and throttling. */
-void perf_pending_cancel(struct perf_event *e);
+void __perf_pending_cancel(struct perf_event *e);
+static inline void perf_pending_cancel(struct perf_event *e)
+{
+	/* The test inline: most events were never queued. */
+	if (READ_ONCE(e->pending_queued) || READ_ONCE(e->throttled_queued))
+		__perf_pending_cancel(e);
+}
 void perf_overflow_init(void);

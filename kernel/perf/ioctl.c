@@ -226,7 +226,7 @@ long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
 		return perf_event_attach(e);
 	case PERF_EVENT_IOC_FLUSH:
 		if (e->pmu->flush)
-			e->pmu->flush(e);
+			perf_event_flush(e);
 		return 0;
 	default:
 		return -ENOTTY;

@@ -157,9 +157,9 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	}
 
 	e->target_pid = task ? task->pid : 0;	/* before the PMU's event_init */
+	e->cpu = cpu;
 	if (!(e = perf_event_init(e, leader, &err)))
 		return err;
-	e->cpu = cpu;
 	if (unlikely((flags & PERF_FLAG_PID_CGROUP) ||
 		     (perf_attr_flags(attr) & (ATTR_FLAG_AUX_OUTPUT | ATTR_FLAG_USE_CLOCKID)))) {
 		if (flags & PERF_FLAG_PID_CGROUP)

@@ -9,7 +9,13 @@
  * and interrupt context only take a whole list with one exchange, or
  * unlink its head with cmpxchg, so a push that lands in between is never
  * lost. The NMI never touches the timer queue (timer.c is interrupts-off
- * safe, not NMI safe): it asks the self-IPI to arm the unthrottle timer. */
+ * safe, not NMI safe): it asks the self-IPI to arm the unthrottle timer.
+ *
+ * Per CPU, as Linux's irq_work and its per-CPU throttling: each CPU's
+ * overflows go on its own lists, which only that CPU walks (its NMI, its
+ * self-IPI, its unthrottle timer), so the one-CPU argument above holds on
+ * each; the work runs on the CPU (and beside the task) that overflowed. An
+ * event names the CPU whose lists hold it, and is unlinked there. */
 #include "internal.h"
 #include "../clock.h"
 #include "../apic.h"
@@ -25,6 +31,7 @@
 #include "../x86.h"
 #include <asm-generic/fcntl.h>
 #include "../sched.h"
+#include "../smp.h"
 #include <linux/poll.h>
 
 #define MAX_INTERRUPTS	(~0ull)
@@ -35,11 +42,28 @@
 static unsigned long max_sample_rate = 100000;	/* perf_event_max_sample_rate */
 static unsigned long max_samples_per_window;
 static uint64_t window_tsc;
-static struct perf_event *throttled;
-static struct timer unthrottle_timer;
-static bool unthrottle_wanted;			/* set by the NMI, armed by run_pending */
-static struct perf_event *pending;	/* pushed from NMIs: see push_pending */
-unsigned long perf_sample_work;
+
+struct overflow_cpu {
+	struct perf_event *throttled;
+	struct timer unthrottle_timer;
+	bool unthrottle_wanted;		/* set by the NMI, armed by run_pending */
+	struct perf_event *pending;	/* pushed from NMIs: see push_pending */
+	unsigned long sample_work;	/* perf_sample_work_now */
+	uint64_t budget_seq;		/* the window budget_used is of */
+	uint64_t budget_used;		/* sample interrupts' TSC ticks in it */
+};
+static DEFINE_PER_CPU(struct overflow_cpu, overflow_cpu);
+static_assert(NR_CPUS <= 256, "perf_event's pending_cpu and throttled_cpu");
+
+static inline struct overflow_cpu *this_ov(void)
+{
+	return this_cpu_ptr(&overflow_cpu);
+}
+
+unsigned long perf_sample_work_now(void)
+{
+	return READ_ONCE(this_ov()->sample_work);
+}
 
 /* The sampling CPU budget, pmuos's own (perf_sample_cpu_max_percent on
  * the command line, default 75; 0 or 100 turns it off): the share of each
@@ -53,9 +77,7 @@ unsigned long perf_sample_work;
  * maximum rate takes even under the simulated PMU (some 60%), so a single
  * sampler sees Linux's limits only. */
 static unsigned long cpu_max_percent = 75;
-static uint64_t budget_tsc;		/* of a window; 0: no budget */
-static uint64_t budget_seq;		/* the window budget_used is of */
-static uint64_t budget_used;
+static uint64_t budget_tsc;		/* of a window, each CPU's; 0: no budget */
 
 struct perf_sysctl perf_sysctl = {
 	.paranoid = 3,
@@ -88,20 +110,36 @@ int perf_set_max_sample_rate(unsigned long rate)
 
 /* ---- throttling ---- */
 
+/* A task's event may have moved on to another CPU since it was throttled
+ * here: its counter is there. */
+static void start_here(void *arg)
+{
+	struct perf_event *e = arg;
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE && e->oncpu == smp_processor_id())
+		e->pmu->start(e, 0);	/* the counter was kept: seed 004 */
+}
+
 static void unthrottle(struct timer *t, struct pt_regs *regs)
 {
-	struct perf_event *list = __atomic_exchange_n(&throttled, NULL, __ATOMIC_RELAXED);
+	struct overflow_cpu *ov = this_ov();
+	struct perf_event *list = __atomic_exchange_n(&ov->throttled, NULL, __ATOMIC_RELAXED);
 
-	__atomic_fetch_add(&perf_sample_work, 1, __ATOMIC_RELAXED);	/* its cost is sampling's */
+	__atomic_fetch_add(&ov->sample_work, 1, __ATOMIC_RELAXED);	/* its cost is sampling's */
 	for (struct perf_event *e = list, *next; e; e = next) {
 		next = e->throttled_next;
 		e->throttled_next = NULL;
+		e->throttled_queued = false;
 		if (e->hw.interrupts != MAX_INTERRUPTS)
 			continue;
 		e->hw.interrupts = 0;
 		perf_log_throttle(e, true);
-		if (e->state == PERF_EVENT_STATE_ACTIVE)
-			e->pmu->start(e, 0);	/* the counter was kept: seed 004 */
+		if (e->state != PERF_EVENT_STATE_ACTIVE)
+			continue;
+		if (e->oncpu == smp_processor_id())
+			start_here(e);
+		else
+			smp_call_function_single(e->oncpu, start_here, e);
 	}
 }
 
@@ -113,24 +151,27 @@ static void push_pending(struct perf_event *e);
  * side of the task. */
 void perf_irq_took(unsigned long before, uint64_t tsc)
 {
+	struct overflow_cpu *ov = this_ov();
 	uint64_t seq = rdtsc() / window_tsc;
 
-	if (!budget_tsc || READ_ONCE(perf_sample_work) == before)
+	if (!budget_tsc || READ_ONCE(ov->sample_work) == before)
 		return;
-	if (READ_ONCE(budget_seq) != seq) {
-		WRITE_ONCE(budget_used, 0);
-		WRITE_ONCE(budget_seq, seq);
+	if (READ_ONCE(ov->budget_seq) != seq) {
+		WRITE_ONCE(ov->budget_used, 0);
+		WRITE_ONCE(ov->budget_seq, seq);
 	}
-	__atomic_fetch_add(&budget_used, tsc, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ov->budget_used, tsc, __ATOMIC_RELAXED);
 }
 
-static bool over_budget(uint64_t seq)
+static bool over_budget(struct overflow_cpu *ov, uint64_t seq)
 {
-	return budget_tsc && READ_ONCE(budget_seq) == seq && READ_ONCE(budget_used) > budget_tsc;
+	return budget_tsc && READ_ONCE(ov->budget_seq) == seq &&
+	       READ_ONCE(ov->budget_used) > budget_tsc;
 }
 
 static bool account_interrupt(struct perf_event *e)
 {
+	struct overflow_cpu *ov = this_ov();
 	struct hw_perf_event *hw = &e->hw;
 	uint64_t seq = rdtsc() / window_tsc;
 
@@ -140,16 +181,19 @@ static bool account_interrupt(struct perf_event *e)
 		hw->interrupts_seq = seq;
 		hw->interrupts = 0;
 	}
-	bool spent = over_budget(seq);
+	bool spent = over_budget(ov, seq);
 	if (++hw->interrupts <= max_samples_per_window && !spent)
 		return false;
 	hw->interrupts = MAX_INTERRUPTS;
 	perf_log_throttle(e, false);
 	/* NMI context: a plain push (nothing interrupts an NMI), taken whole
-	 * by unthrottle's exchange or unlinked by perf_pending_cancel. */
-	e->throttled_next = throttled;
-	throttled = e;
-	unthrottle_wanted = true;
+	 * by unthrottle's exchange or unlinked by perf_pending_cancel. Only
+	 * unthrottle ends MAX_INTERRUPTS, and takes e off the list then. */
+	e->throttled_cpu = smp_processor_id();
+	e->throttled_queued = true;
+	e->throttled_next = ov->throttled;
+	ov->throttled = e;
+	ov->unthrottle_wanted = true;
 	push_pending(e);		/* run_pending arms the timer */
 	return true;
 }
@@ -177,12 +221,19 @@ static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count)
  * instruction is atomic with respect to the NMI). */
 static void push_pending(struct perf_event *e)
 {
-	if (__atomic_exchange_n(&e->pending_queued, true, __ATOMIC_RELAXED))
+	struct overflow_cpu *ov = this_ov();
+
+	if (__atomic_exchange_n(&e->pending_queued, true, __ATOMIC_RELAXED)) {
+		/* Queued on another CPU, not yet run there: that CPU's
+		 * self-IPI runs it (a moment's delay, as Linux's irq_work
+		 * claimed elsewhere). */
 		return;
-	struct perf_event *head = READ_ONCE(pending);
+	}
+	e->pending_cpu = smp_processor_id();
+	struct perf_event *head = READ_ONCE(ov->pending);
 	do {
 		e->pending_next = head;
-	} while (!__atomic_compare_exchange_n(&pending, &head, e, false,
+	} while (!__atomic_compare_exchange_n(&ov->pending, &head, e, false,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	apic_send_self(APIC_DM_FIXED, IRQ_VECTOR_PERF_WORK);
 }
@@ -248,13 +299,14 @@ static void send_sigtrap(struct perf_event *e)
 
 static void run_pending(struct pt_regs *regs)
 {
-	struct perf_event *list = __atomic_exchange_n(&pending, NULL, __ATOMIC_RELAXED);
+	struct overflow_cpu *ov = this_ov();
+	struct perf_event *list = __atomic_exchange_n(&ov->pending, NULL, __ATOMIC_RELAXED);
 
 	/* Throttled until the next window: the timer queue is not NMI safe. */
-	if (__atomic_exchange_n(&unthrottle_wanted, false, __ATOMIC_RELAXED) &&
-	    !unthrottle_timer.pending) {
-		unthrottle_timer.fn = unthrottle;
-		timer_add(&unthrottle_timer, (rdtsc() / window_tsc + 1) * window_tsc);
+	if (__atomic_exchange_n(&ov->unthrottle_wanted, false, __ATOMIC_RELAXED) &&
+	    !ov->unthrottle_timer.pending) {
+		ov->unthrottle_timer.fn = unthrottle;
+		timer_add(&ov->unthrottle_timer, (rdtsc() / window_tsc + 1) * window_tsc);
 	}
 	for (struct perf_event *e = list, *next; e; e = next) {
 		next = e->pending_next;
@@ -303,20 +355,34 @@ static void unlink_pushed(struct perf_event **head, struct perf_event *e, size_t
 #undef NEXT
 }
 
-void perf_pending_cancel(struct perf_event *e)
+/* On the CPU whose lists hold e: only that CPU walks them. */
+static void cancel_here(void *arg)
 {
-	/* e is off the PMU: no overflow can queue it from here on. */
-	if (!READ_ONCE(e->pending_queued) && !READ_ONCE(throttled))
-		return;
+	struct perf_event *e = arg;
+	struct overflow_cpu *ov = this_ov();
 	uint64_t flags = irq_save();
 
-	if (e->pending_queued) {
-		unlink_pushed(&pending, e, offsetof(struct perf_event, pending_next));
+	if (e->pending_queued && e->pending_cpu == smp_processor_id()) {
+		unlink_pushed(&ov->pending, e, offsetof(struct perf_event, pending_next));
 		e->pending_queued = false;
 	}
-	if (READ_ONCE(throttled))
-		unlink_pushed(&throttled, e, offsetof(struct perf_event, throttled_next));
+	if (e->throttled_queued && e->throttled_cpu == smp_processor_id()) {
+		unlink_pushed(&ov->throttled, e, offsetof(struct perf_event, throttled_next));
+		e->throttled_queued = false;
+	}
 	irq_restore(flags);
+}
+
+void __perf_pending_cancel(struct perf_event *e)
+{
+	/* e is off the PMU: no overflow can queue it from here on. */
+	int me = smp_processor_id();
+
+	if (e->pending_queued && e->pending_cpu != me)
+		smp_call_function_single(e->pending_cpu, cancel_here, e);
+	if (e->throttled_queued && e->throttled_cpu != me)
+		smp_call_function_single(e->throttled_cpu, cancel_here, e);
+	cancel_here(e);
 }
 
 /* ---- the overflow ---- */
@@ -326,7 +392,7 @@ int perf_event_overflow_addr(struct perf_event *e, struct pt_regs *regs, uint64_
 	struct hw_perf_event *hw = &e->hw;
 	int ret = account_interrupt(e);
 
-	__atomic_fetch_add(&perf_sample_work, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&this_ov()->sample_work, 1, __ATOMIC_RELAXED);
 	if (e->attr.freq) {
 		uint64_t now = perf_clock();
 		uint64_t delta = now - hw->freq_time_stamp;

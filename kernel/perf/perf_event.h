@@ -156,6 +156,9 @@ struct perf_event {
 	int pending_kill;		/* POLL_IN / POLL_HUP for SIGIO, 0: none */
 	uint64_t pending_addr;		/* si_addr for sigtrap */
 	struct perf_event *throttled_next;
+	bool throttled_queued;		/* on throttled_cpu's throttled list */
+	uint8_t pending_cpu;		/* whose pending list holds it while pending_queued */
+	uint8_t throttled_cpu;
 	bool persistent;		/* seed 001: outlives its last fd */
 	/* inherit: a copy's original (referenced), and what the copies that
 	 * have exited counted, which read() adds to the original's own. */
@@ -186,11 +189,11 @@ static inline void perf_event_update_userpage(struct perf_event *e)
 int perf_event_overflow(struct perf_event *e, struct pt_regs *regs);
 /* The same, with PERF_SAMPLE_ADDR's value (software events: fault address). */
 int perf_event_overflow_addr(struct perf_event *e, struct pt_regs *regs, uint64_t addr);
-/* Overflows and unthrottlings so far: an interrupt that sees this change
- * did sampling work. */
-extern unsigned long perf_sample_work;
+/* This CPU's overflows and unthrottlings so far: an interrupt that sees
+ * this change did sampling work. */
+unsigned long perf_sample_work_now(void);
 /* An interrupt (or NMI) that took tsc cycles, from its entry to its EOI,
- * had perf_sample_work at before when it began: if it sampled, all of it
+ * had perf_sample_work_now() at before when it began: if it sampled, all of it
  * counts against the sampling CPU budget of the current window, past which
  * overflowing events are throttled. */
 void perf_irq_took(unsigned long before, uint64_t tsc);

@@ -49,9 +49,24 @@ struct bp {
 };
 
 static struct bp *all_bps;
-static struct bp *on_dr[HBP_NUM];
-static uint64_t dr7;		/* what DR7 holds (the enabled slots) */
-bool hw_breakpoint_armed;	/* DR7 enables something: itrace's #DB stub stays off */
+
+/* Each CPU's debug registers: whose events they hold. */
+struct bp_cpu {
+	struct bp *on_dr[HBP_NUM];
+	uint64_t dr7;		/* what DR7 holds (the enabled slots) */
+	bool armed;		/* DR7 enables something: itrace's #DB stub stays off */
+};
+static DEFINE_PER_CPU(struct bp_cpu, bp_cpu);
+
+static inline struct bp_cpu *this_bpc(void)
+{
+	return this_cpu_ptr(&bp_cpu);
+}
+
+bool hw_breakpoint_armed(void)
+{
+	return this_bpc()->armed;
+}
 
 /* Linux's arch checks: bp_type W, RW or X; data lengths 1, 2, 4, 8 on an
  * address aligned to them; X has the length of a long. */
@@ -93,17 +108,18 @@ static int parse(const struct perf_event_attr *attr, uint64_t *addr, unsigned *r
 	return 0;
 }
 
-/* The slots busy for one more event following target_pid (0: CPU-wide). */
-static int busy_slots(int target_pid, const struct bp *skip)
+/* The slots busy on CPU cpu: its CPU-wide breakpoints, and a task's (every
+ * task breakpoint may run on any CPU, so each counts on all). */
+static int busy_on(int cpu, int target_pid, const struct bp *skip)
 {
-	int cpu = 0, mine = 0, max_task = 0;
+	int cpu_wide = 0, mine = 0, max_task = 0;
 
 	for (struct bp *b = all_bps; b; b = b->next) {
 		if (b == skip)
 			continue;
 		int t = b->e->target_pid;
 		if (!t) {
-			cpu++;
+			cpu_wide += b->e->cpu == cpu;
 			continue;
 		}
 		if (t == target_pid)
@@ -113,7 +129,19 @@ static int busy_slots(int target_pid, const struct bp *skip)
 			n += c != skip && c->e->target_pid == t;
 		max_task = MAX(max_task, n);
 	}
-	return cpu + (target_pid ? mine : max_task);
+	return cpu_wide + (target_pid ? mine : max_task);
+}
+
+/* The slots busy for one more event following target_pid (0: CPU-wide) on
+ * cpu (-1: any), as Linux's per-CPU constraint: the fullest CPU it may run on. */
+static int busy_slots(int target_pid, int cpu, const struct bp *skip)
+{
+	if (cpu >= 0)
+		return busy_on(cpu, target_pid, skip);
+	int most = 0;
+	for (int c = 0; c < nr_cpus; c++)
+		most = MAX(most, busy_on(c, target_pid, skip));
+	return most;
 }
 
 static void bp_destroy(struct perf_event *e)
@@ -143,7 +171,7 @@ static int bp_event_init(struct perf_event *e)
 		return err;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
-	if (busy_slots(e->target_pid, NULL) + 1 > HBP_NUM)
+	if (busy_slots(e->target_pid, e->target_pid ? -1 : e->cpu, NULL) + 1 > HBP_NUM)
 		return -ENOSPC;
 	struct bp *b = kmalloc(sizeof(*b));
 	if (!b)
@@ -166,50 +194,54 @@ static void write_addr(int dr, uint64_t addr)
 	}
 }
 
-static void load_dr7(void)
+static void load_dr7(struct bp_cpu *c)
 {
 	/* DR6 is sticky and itrace's #DB stub never clears it: a BS of its
 	 * steps would make the first hit look like a step too. From here on
 	 * every #DB reaches hw_breakpoint_handler, which clears it. */
-	if (!hw_breakpoint_armed)
+	if (!c->armed)
 		write_dr6(DR6_RESERVED);
-	hw_breakpoint_armed = dr7 & DR_LOCAL_ENABLE_MASK;
-	write_dr7(dr7);
+	c->armed = c->dr7 & DR_LOCAL_ENABLE_MASK;
+	write_dr7(c->dr7);
 }
 
 static void bp_start(struct perf_event *e, int flags)
 {
+	struct bp_cpu *c = this_bpc();
 	struct bp *b = e->pmu_private;
 	int shift = DR_CONTROL_SHIFT + b->dr * DR_CONTROL_SIZE;
 
-	assert(b->dr >= 0 && on_dr[b->dr] == b);
+	assert(b->dr >= 0 && c->on_dr[b->dr] == b);
 	write_addr(b->dr, b->addr);
-	dr7 &= ~(0xful << shift);
-	dr7 |= (uint64_t)b->rw_len << shift | DR_LOCAL_ENABLE << (b->dr * DR_ENABLE_SIZE) | DR7_LE;
-	load_dr7();
+	c->dr7 &= ~(0xful << shift);
+	c->dr7 |= (uint64_t)b->rw_len << shift | DR_LOCAL_ENABLE << (b->dr * DR_ENABLE_SIZE) |
+		  DR7_LE;
+	load_dr7(c);
 	e->hw.state = 0;
 }
 
 static void bp_stop(struct perf_event *e, int flags)
 {
+	struct bp_cpu *c = this_bpc();
 	struct bp *b = e->pmu_private;
 
-	assert(b->dr >= 0 && on_dr[b->dr] == b);
-	dr7 &= ~((uint64_t)DR_LOCAL_ENABLE << (b->dr * DR_ENABLE_SIZE));
-	if (!(dr7 & DR_LOCAL_ENABLE_MASK))
-		dr7 = 0;
-	load_dr7();
+	assert(b->dr >= 0 && c->on_dr[b->dr] == b);
+	c->dr7 &= ~((uint64_t)DR_LOCAL_ENABLE << (b->dr * DR_ENABLE_SIZE));
+	if (!(c->dr7 & DR_LOCAL_ENABLE_MASK))
+		c->dr7 = 0;
+	load_dr7(c);
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
 static int bp_add(struct perf_event *e, int flags)
 {
+	struct bp_cpu *c = this_bpc();
 	struct bp *b = e->pmu_private;
 
 	for (int i = 0; i < HBP_NUM; i++) {
-		if (on_dr[i])
+		if (c->on_dr[i])
 			continue;
-		on_dr[i] = b;
+		c->on_dr[i] = b;
 		b->dr = i;
 		e->hw.idx = i;
 		e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
@@ -226,7 +258,7 @@ static void bp_del(struct perf_event *e, int flags)
 
 	if (!(e->hw.state & PERF_HES_STOPPED))
 		bp_stop(e, PERF_EF_UPDATE);
-	on_dr[b->dr] = NULL;
+	this_bpc()->on_dr[b->dr] = NULL;
 	b->dr = -1;
 	e->hw.idx = -1;
 }
@@ -274,7 +306,7 @@ bool hw_breakpoint_handler(struct pt_regs *regs)
 	if (!(dr6 & DR_TRAP_BITS))
 		return false;
 	for (int i = 0; i < HBP_NUM; i++) {
-		struct bp *b = on_dr[i];
+		struct bp *b = this_bpc()->on_dr[i];
 		if (!(dr6 & (DR_TRAP0 << i)) || !b)
 			continue;
 		struct perf_event *e = b->e;

@@ -10,5 +10,6 @@ void hw_breakpoint_init(void);
  * #DB was those hits alone; false when it was (also) a TF single step or
  * nothing of this PMU's, which its owner must still handle. */
 bool hw_breakpoint_handler(struct pt_regs *regs);
-/* Some breakpoint is enabled in DR7 (itrace's #DB fast path stays off). */
-extern bool hw_breakpoint_armed;
+/* Some breakpoint is enabled in this CPU's DR7 (itrace's #DB fast path
+ * stays off there). */
+bool hw_breakpoint_armed(void);

@@ -21,8 +21,8 @@
  * sigreturn and the sample registers see the program's own. A program
  * that sets TF itself still gets SIGTRAP, traced or not.
  *
- * The fast path: most steps end in itrace_debug_entry, a #DB stub of 22
- * instructions that appends a one-byte packet to the open block (25 when it
+ * The fast path: most steps end in itrace_debug_entry, a #DB stub of 25
+ * instructions that appends a one-byte packet to the open block (28 when it
  * opens the next block with FULL) and returns; the rest (a far jump, a full
  * buffer, the program's own TF, a kernel-mode #DB) go on to entry.asm's
  * stub and itrace_debug_trap. The simulated PMU never sees the stub's
@@ -59,7 +59,26 @@ struct itrace_fast {
 static_assert(offsetof(struct itrace_fast, end) == 8, "itrace_debug_entry");
 static_assert(offsetof(struct itrace_fast, last_ip) == 16, "itrace_debug_entry");
 static_assert(offsetof(struct itrace_fast, limit) == 24, "itrace_debug_entry");
-struct itrace_fast itrace_fast;
+
+/* Each CPU traces its own task, as each core's Intel PT does: its tracer,
+ * the stub's state and whose TF the user frame carries are the CPU's. */
+struct itrace_cpu {
+	struct itrace_fast fast;	/* first: the stub's */
+	struct itrace *tracer;		/* the tracer running here (its event active) */
+	bool tf_ours;			/* the user frame's TF is itrace's */
+};
+static_assert(offsetof(struct itrace_cpu, fast) == 0, "itrace_debug_entry");
+DEFINE_PER_CPU(struct itrace_cpu, itrace_cpu);	/* not static: the stub's */
+
+static inline struct itrace_cpu *this_itc(void)
+{
+	return this_cpu_ptr(&itrace_cpu);
+}
+
+static inline struct itrace_fast *this_fast(void)
+{
+	return &this_itc()->fast;
+}
 
 struct itrace {
 	struct perf_event *e;
@@ -75,9 +94,14 @@ struct itrace {
 	bool logged;		/* PERF_RECORD_ITRACE_START written */
 };
 
-struct itrace *itrace_current;
-bool itrace_tf_ours;
-static struct perf_event *itrace_owner;	/* one itrace event at a time */
+/* One tracer per CPU, as Linux's exclusive PMUs: a CPU-wide event holds
+ * its CPU, a task's (it may run anywhere) all of them. */
+static struct perf_event *itrace_owner[NR_CPUS];
+
+bool itrace_tf_ours(void)
+{
+	return this_itc()->tf_ours;
+}
 
 /* What setup_aux gives the core: where the AUX pages are. */
 struct itrace_aux {
@@ -103,7 +127,9 @@ struct itrace_aux {
  */
 void itrace_debug_entry(void);
 static_assert(offsetof(struct cpu, user_return_tsc) == 32, "USER_RETURN_TSC");
+static_assert(offsetof(struct cpu, percpu_offset) == 80, "PERCPU_OFFSET");
 __asm__(".set USER_RETURN_TSC, 32\n"
+	".set PERCPU_OFFSET, 80\n"
 	".pushsection .text\n"
 	".globl itrace_debug_entry\n"
 	".p2align 4\n"
@@ -113,51 +139,58 @@ __asm__(".set USER_RETURN_TSC, 32\n"
 	"	swapgs\n"				/* 3: the CPU's struct cpu (percpu.h) */
 	"	push %rax\n"				/* 4 */
 	"	push %rcx\n"				/* 5 */
-	"	mov 16(%rsp), %rcx\n"			/* 6: the next user RIP */
-	"	sub itrace_fast+16(%rip), %rcx\n"	/* 7: its distance from the last */
-	"	mov itrace_fast(%rip), %rax\n"		/* 8 */
-	"	cmp itrace_fast+8(%rip), %rax\n"	/* 9: room in the open block? */
-	"	jae 5f\n"				/* 10 */
-	"	mov %cl, (%rax)\n"			/* 11: SHORT or BACK, if it is one */
-	"	lea 64(%rcx), %rax\n"			/* 12 */
-	"	cmp $191, %rax\n"			/* 13: -64..127 */
-	"	ja 2f\n"				/* 14 */
-	"	jrcxz 1f\n"				/* 15: 0 is REPEAT */
-	"	incq itrace_fast(%rip)\n"		/* 16 */
-	"	add %rcx, itrace_fast+16(%rip)\n"	/* 17 */
-	"	addq $22, %gs:USER_RETURN_TSC\n"	/* 18 */
-	"	pop %rcx\n"				/* 19 */
-	"	pop %rax\n"				/* 20 */
-	"	swapgs\n"				/* 21 */
-	"	iretq\n"				/* 22 */
-	"5:	cmp itrace_fast+24(%rip), %rax\n"	/* 11: room for a block? */
-	"	jae 3f\n"				/* 12 */
-	"	movb $0x88, (%rax)\n"			/* 13: ITRACE_FULL */
-	"	mov 16(%rsp), %rcx\n"			/* 14 */
-	"	mov %rcx, 1(%rax)\n"			/* 15 */
-	"	mov %rcx, itrace_fast+16(%rip)\n"	/* 16 */
-	"	lea 9(%rax), %rcx\n"			/* 17 */
-	"	mov %rcx, itrace_fast(%rip)\n"		/* 18 */
-	"	add $64, %rax\n"			/* 19: ITRACE_BLOCK */
-	"	mov %rax, itrace_fast+8(%rip)\n"	/* 20 */
-	"	addq $25, %gs:USER_RETURN_TSC\n"	/* 21 */
+	"	push %rdx\n"				/* 6 */
+	"	mov %gs:PERCPU_OFFSET, %rdx\n"		/* 7: this CPU's itrace_cpu */
+	"	mov 24(%rsp), %rcx\n"			/* 8: the next user RIP */
+	"	sub itrace_cpu+16(%rdx), %rcx\n"	/* 9: its distance from the last */
+	"	mov itrace_cpu(%rdx), %rax\n"		/* 10 */
+	"	cmp itrace_cpu+8(%rdx), %rax\n"	/* 11: room in the open block? */
+	"	jae 5f\n"				/* 12 */
+	"	mov %cl, (%rax)\n"			/* 13: SHORT or BACK, if it is one */
+	"	lea 64(%rcx), %rax\n"			/* 14 */
+	"	cmp $191, %rax\n"			/* 15: -64..127 */
+	"	ja 2f\n"				/* 16 */
+	"	jrcxz 1f\n"				/* 17: 0 is REPEAT */
+	"	incq itrace_cpu(%rdx)\n"		/* 18 */
+	"	add %rcx, itrace_cpu+16(%rdx)\n"	/* 19 */
+	"	addq $25, %gs:USER_RETURN_TSC\n"	/* 20 */
+	"	pop %rdx\n"				/* 21 */
 	"	pop %rcx\n"				/* 22 */
 	"	pop %rax\n"				/* 23 */
 	"	swapgs\n"				/* 24 */
 	"	iretq\n"				/* 25 */
-	"1:	pop %rcx\n"
+	"5:	cmp itrace_cpu+24(%rdx), %rax\n"	/* 13: room for a block? */
+	"	jae 3f\n"				/* 14 */
+	"	movb $0x88, (%rax)\n"			/* 15: ITRACE_FULL */
+	"	mov 24(%rsp), %rcx\n"			/* 16 */
+	"	mov %rcx, 1(%rax)\n"			/* 17 */
+	"	mov %rcx, itrace_cpu+16(%rdx)\n"	/* 18 */
+	"	lea 9(%rax), %rcx\n"			/* 19 */
+	"	mov %rcx, itrace_cpu(%rdx)\n"		/* 20 */
+	"	add $64, %rax\n"			/* 21: ITRACE_BLOCK */
+	"	mov %rax, itrace_cpu+8(%rdx)\n"	/* 22 */
+	"	addq $28, %gs:USER_RETURN_TSC\n"	/* 23 */
+	"	pop %rdx\n"				/* 24 */
+	"	pop %rcx\n"				/* 25 */
+	"	pop %rax\n"				/* 26 */
+	"	swapgs\n"				/* 27 */
+	"	iretq\n"				/* 28 */
+	"1:	pop %rdx\n"
+	"	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $20, %gs:USER_RETURN_TSC\n"	/* 15 + 5 */
+	"	addq $23, %gs:USER_RETURN_TSC\n"	/* 17 + 6 */
 	"	swapgs\n"				/* entry.asm's stub swaps again */
 	"	jmp *isr_stubs+8(%rip)\n"
-	"2:	pop %rcx\n"
+	"2:	pop %rdx\n"
+	"	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $19, %gs:USER_RETURN_TSC\n"	/* 14 + 5 */
+	"	addq $22, %gs:USER_RETURN_TSC\n"	/* 16 + 6 */
 	"	swapgs\n"
 	"	jmp *isr_stubs+8(%rip)\n"
-	"3:	pop %rcx\n"
+	"3:	pop %rdx\n"
+	"	pop %rcx\n"
 	"	pop %rax\n"
-	"	addq $17, %gs:USER_RETURN_TSC\n"	/* 12 + 5 */
+	"	addq $20, %gs:USER_RETURN_TSC\n"	/* 14 + 6 */
 	"	swapgs\n"
 	"	jmp *isr_stubs+8(%rip)\n"
 	"9:	jmp *isr_stubs+8(%rip)\n"
@@ -168,9 +201,11 @@ static_assert(ITRACE_FULL == 0x88 && ITRACE_BLOCK == 64, "itrace_debug_entry");
  * which needs limit, moves it). */
 static void fast_off(struct itrace *it)
 {
-	if (itrace_fast.limit)
-		it->blk_end = itrace_fast.end;
-	itrace_fast.end = itrace_fast.limit = NULL;
+	struct itrace_fast *f = this_fast();
+
+	if (f->limit)
+		it->blk_end = f->end;
+	f->end = f->limit = NULL;
 }
 
 /* The stub may run while the tracer traces with TF its own; it opens no
@@ -179,10 +214,12 @@ static void fast_on(struct itrace *it)
 {
 	/* Not while a breakpoint is armed: the stub would take its #DB for a
 	 * step (breakpoint.c tells them apart by DR6, on the slow path). */
-	if (it->tracing && itrace_tf_ours && !it->slow && !hw_breakpoint_armed) {
-		itrace_fast.end = it->blk_end;
-		if (itrace_fast.pos != it->buf)
-			itrace_fast.limit = it->buf + ITRACE_BUF_SIZE;
+	struct itrace_fast *f = this_fast();
+
+	if (it->tracing && this_itc()->tf_ours && !it->slow && !hw_breakpoint_armed()) {
+		f->end = it->blk_end;
+		if (f->pos != it->buf)
+			f->limit = it->buf + ITRACE_BUF_SIZE;
 	}
 }
 
@@ -221,7 +258,7 @@ static void forward(struct itrace *it);
  * padded and a new one starts with FULL; a full buffer is forwarded. */
 static void emit(struct itrace *it, uint64_t ip)
 {
-	struct itrace_fast *f = &itrace_fast;
+	struct itrace_fast *f = this_fast();
 	uint8_t pkt[ITRACE_MAX_PACKET];
 	bool open = f->pos < it->blk_end;
 	unsigned n = encode(pkt, ip, ip - f->last_ip, !open);
@@ -265,7 +302,7 @@ static void aux_write(const struct itrace_aux *a, uint64_t pos, const uint8_t *s
  * of the AUX area: the bytes up to it are skipped (and padded). */
 static void forward(struct itrace *it)
 {
-	struct itrace_fast *f = &itrace_fast;
+	struct itrace_fast *f = this_fast();
 	uint64_t n, drop = 0;
 	struct perf_output_handle h;
 	struct itrace_aux *a;
@@ -324,41 +361,45 @@ static struct entry_work itrace_work = {
 /* The hooks run while a tracer runs or its TF is still in a user frame. */
 static void itrace_work_update(void)
 {
-	entry_work_set(&itrace_work, itrace_current || itrace_tf_ours);
+	struct itrace_cpu *c = this_itc();
+
+	entry_work_set(&itrace_work, c->tracer || c->tf_ours);
 }
 
 void itrace_user_entry(struct pt_regs *regs, uint64_t tsc)
 {
-	if (unlikely(itrace_tf_ours))
+	if (unlikely(this_itc()->tf_ours))
 		regs->rflags &= ~X86_EFLAGS_TF;
 }
 
 bool itrace_debug_trap(struct pt_regs *regs)
 {
-	struct itrace *it = itrace_current;
+	struct itrace_cpu *c = this_itc();
+	struct itrace *it = c->tracer;
 
 	if (!it)
 		return false;
 	it->stepped = true;	/* itrace_user_exit records the next instruction */
-	return itrace_tf_ours;
+	return c->tf_ours;
 }
 
 void __itrace_user_exit(struct pt_regs *regs)
 {
-	struct itrace *it = itrace_current;
+	struct itrace_cpu *c = this_itc();
+	struct itrace *it = c->tracer;
 
-	itrace_tf_ours = false;
+	c->tf_ours = false;
 	if (!it) {
 		itrace_work_update();
 		return;			/* (the stub went off as the tracer stopped) */
 	}
 	fast_off(it);
-	if (it->stepped || regs->rip != itrace_fast.last_ip)
+	if (it->stepped || regs->rip != c->fast.last_ip)
 		emit(it, regs->rip);
 	it->stepped = false;
 	if (!(regs->rflags & X86_EFLAGS_TF)) {
 		regs->rflags |= X86_EFLAGS_TF;
-		itrace_tf_ours = true;
+		c->tf_ours = true;
 	}
 	fast_on(it);
 }
@@ -375,7 +416,9 @@ static void itrace_destroy(struct perf_event *e)
 	timer_del(&it->timer);
 	kfree(it->buf);
 	kfree(it);
-	itrace_owner = NULL;
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		if (itrace_owner[cpu] == e)
+			itrace_owner[cpu] = NULL;
 }
 
 static int itrace_event_init(struct perf_event *e)
@@ -386,8 +429,13 @@ static int itrace_event_init(struct perf_event *e)
 		return -ENOENT;
 	if ((config & ~ITRACE_CONFIG_MASK) || e->attr.exclude_user)
 		return -EINVAL;		/* user mode is all it traces */
-	if (itrace_owner)
-		return -EBUSY;		/* one tracer: Linux's exclusive PMUs */
+	/* A task's event may run on any CPU (cpu -1), and inherited copies
+	 * (their cpu not yet set) conflict with their original. */
+	int first = e->cpu >= 0 && !e->target_pid ? e->cpu : 0;
+	int last = e->cpu >= 0 && !e->target_pid ? e->cpu : nr_cpus - 1;
+	for (int cpu = first; cpu <= last; cpu++)
+		if (itrace_owner[cpu])
+			return -EBUSY;	/* one tracer a CPU: Linux's exclusive PMUs */
 	struct itrace *it = kzalloc(sizeof(*it));
 	if (!it)
 		return -ENOMEM;
@@ -403,7 +451,8 @@ static int itrace_event_init(struct perf_event *e)
 	it->timer.fn = flush_timer;
 	e->pmu_private = it;
 	e->destroy = itrace_destroy;
-	itrace_owner = e;
+	for (int cpu = first; cpu <= last; cpu++)
+		itrace_owner[cpu] = e;
 	return 0;
 }
 
@@ -425,9 +474,9 @@ static void itrace_start(struct perf_event *e, int flags)
 	it->logged = true;
 	it->tracing = true;
 	it->stepped = false;
-	itrace_fast = (struct itrace_fast){ .pos = it->buf, .last_ip = NO_IP };
+	*this_fast() = (struct itrace_fast){ .pos = it->buf, .last_ip = NO_IP };
 	it->blk_end = it->buf;
-	itrace_current = it;
+	this_itc()->tracer = it;
 	itrace_work_update();
 }
 
@@ -438,7 +487,7 @@ static void itrace_stop(struct perf_event *e, int flags)
 
 	if (it->tracing) {
 		it->tracing = false;
-		itrace_current = NULL;
+		this_itc()->tracer = NULL;
 		itrace_work_update();
 		forward(it);		/* (and the stub goes off) */
 	}
@@ -469,7 +518,7 @@ static void itrace_flush(struct perf_event *e)
 	struct itrace *it = e->pmu_private;
 	uint64_t flags = irq_save();
 
-	if (it->tracing)
+	if (it->tracing && this_itc()->tracer == it)	/* the core calls it there */
 		forward(it);
 	irq_restore(flags);
 }

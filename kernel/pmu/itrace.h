@@ -6,11 +6,9 @@
 
 struct itrace;
 
-/* The tracer running now (its event active), NULL if none. */
-extern struct itrace *itrace_current;
-/* The TF in the user frame was set by itrace at the last return to user
- * mode, not by the program. */
-extern bool itrace_tf_ours;
+/* The TF in the user frame was set by itrace at this CPU's last return to
+ * user mode, not by the program. */
+bool itrace_tf_ours(void);
 
 /* Register the PMU and route #DB to its fast path (perf_init). */
 void itrace_init(void);

@@ -103,7 +103,7 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 {
 	struct perf_event *e = container_of(t, struct perf_event, hw.timer);
 	bool user = user_mode(regs);
-	unsigned long work = READ_ONCE(perf_sample_work);
+	unsigned long work = perf_sample_work_now();
 	uint64_t start = rdtsc();
 
 	sw_read(e);

@@ -326,7 +326,7 @@ bool x86_pmu_handle_irq(struct pt_regs *regs)
 {
 	/* The sampling CPU budget times the handler, as Linux's
 	 * perf_event_nmi_handler does. */
-	unsigned long work = READ_ONCE(perf_sample_work);
+	unsigned long work = perf_sample_work_now();
 	uint64_t start = rdtsc(), status;
 	bool handled;
 

@@ -36,7 +36,7 @@ static void step(uint64_t ip)
 	ok = !(r.rflags & X86_EFLAGS_TF);	/* the program's flags: no TF */
 	ok &= itrace_debug_trap(&r) == (user_rflags != X86_EFLAGS_IF);
 	__itrace_user_exit(&r);
-	ok &= (r.rflags & X86_EFLAGS_TF) && itrace_tf_ours;
+	ok &= (r.rflags & X86_EFLAGS_TF) && itrace_tf_ours();
 	user_rflags = r.rflags;
 	if (!ok) {
 		printk("# step to %lx: TF not itrace's\n", ip);

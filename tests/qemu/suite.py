@@ -309,6 +309,20 @@ def perf_run(opts):
                    if not o.passed and (o.kind == "panic" or timed_out)]
         result += [ktap.Outcome("pmuos: files to the host", False, e) for e in errors]
         result += perf_cases.host_report(out, symfs, opts.kernel)
+    for cpus in (2, 4):
+        cases = perf_cases.smp_cases(cpus)
+        programs, files = perf_cases.run_list(cases, perf_binary)
+        with tempfile.TemporaryDirectory(prefix="pmuos-perf-smp-") as out:
+            log, code, timed_out, _, _ = run.boot_direct(
+                opts.kernel32, programs, f"{opts.cmdline} ktest=0", out, opts.timeout,
+                files=files, smp=cpus)
+            save(opts.log_dir, f"perf-pmuos-smp{cpus}", log)
+            result += [o._replace(name=f"-smp {cpus}: {o.name}")
+                       for o in perf_cases.outcomes(log, cases, "pmuos ")[0]]
+            result += [o for o in ktap.evaluate(log, code, timed_out, kernel_tests=False)
+                       if not o.passed and (o.kind == "panic" or timed_out)]
+            if cpus != 2:
+                result += perf_cases.host_cpus_of_samples(out, cpus)
     if not opts.no_oracle:
         import oracle as linux
         kw = {"init": opts.oracle_init} if opts.oracle_init else {}
@@ -317,7 +331,8 @@ def perf_run(opts):
         save(opts.log_dir, "perf-linux", log)
         linux_result, linux_seen = perf_cases.outcomes(log, perf_cases.SHARED, "linux ")
         result += linux_result + perf_cases.compare(seen, linux_seen)
-    return result, f"{len(perf_cases.PMUOS)} perf runs on pmuos, {len(perf_cases.SHARED)} on Linux"
+    return result, (f"{len(perf_cases.PMUOS)} perf runs on pmuos, perf stat -a at -smp 2 and "
+                    f"perf record -a at -smp 4, {len(perf_cases.SHARED)} on Linux")
 
 
 HOSTOUT_SIZE = 1 << 20

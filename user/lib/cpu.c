@@ -1,6 +1,7 @@
 /* user/lib/cpu.c: see cpu.h. */
 #include "cpu.h"
 #include "file.h"
+#include "ktap.h"
 
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -31,4 +32,9 @@ bool pin_cpu(int cpu)
 	uint64_t mask = cpu < 0 ? ~0ull : 1ull << cpu;
 
 	return syscall(SYS_sched_setaffinity, 0, sizeof(mask), &mask) == 0;
+}
+
+void pin(int cpu)
+{
+	ASSERT_TRUE(pin_cpu(cpu));
 }

@@ -15,5 +15,7 @@ int online_cpus(void);
 
 /* This thread on cpu alone (cpu < 0: on every CPU); false if sched_setaffinity refuses. */
 bool pin_cpu(int cpu);
+/* The same in a test: the test fails if refused. */
+void pin(int cpu);
 
 #endif

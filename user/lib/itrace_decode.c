@@ -90,6 +90,12 @@ long itrace_decode(const void *aux, uint64_t aux_size, uint64_t pos, uint64_t si
 
 int itrace_open(struct itrace *t, uint64_t config, int data_pages, int aux_pages, bool overwrite)
 {
+	return itrace_open_on(t, 0, -1, config, data_pages, aux_pages, overwrite);
+}
+
+int itrace_open_on(struct itrace *t, pid_t pid, int cpu, uint64_t config, int data_pages,
+		   int aux_pages, bool overwrite)
+{
 	struct perf_event_attr attr;
 	int type = itrace_pmu_type();
 
@@ -105,7 +111,7 @@ int itrace_open(struct itrace *t, uint64_t config, int data_pages, int aux_pages
 	attr.config = config;
 	attr.disabled = 1;
 	attr.exclude_kernel = 1;
-	t->fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	t->fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
 	if (t->fd < 0)
 		return -1;
 	t->data_pages = data_pages;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The itrace PMU's dynamic type from /sys/bus/event_source/devices/itrace/type; -1 without one (Linux). */
 int itrace_pmu_type(void);
@@ -41,6 +42,9 @@ struct itrace {
  * read-write or, for overwrite mode, read-only. 0, or -1 with errno (t->fd -1 if not opened).
  */
 int itrace_open(struct itrace *t, uint64_t config, int data_pages, int aux_pages, bool overwrite);
+/* The same for perf_event_open's pid and cpu (itrace_open: 0, -1): a CPU-wide tracer with -1, cpu. */
+int itrace_open_on(struct itrace *t, pid_t pid, int cpu, uint64_t config, int data_pages,
+		   int aux_pages, bool overwrite);
 void itrace_close(struct itrace *t);
 
 /*

@@ -31,12 +31,6 @@ static long setaffinity(pid_t pid, long len, const void *mask)
 	return syscall(SYS_sched_setaffinity, pid, len, mask);
 }
 
-/* This thread on cpu alone (cpu < 0: on every CPU). */
-static void pin(int cpu)
-{
-	ASSERT_TRUE(pin_cpu(cpu));
-}
-
 static unsigned current_cpu(void)
 {
 	unsigned cpu = ~0u;

@@ -149,7 +149,7 @@ TEST(inherited_sampler_records_the_child)
 	int status, child_samples = 0, mine = 0;
 	uint64_t pos = 0, id = 0;
 
-	ASSERT_TRUE(pin_cpu(0));	/* the event counts on CPU 0: the child runs there too */
+	pin(0);	/* the event counts on CPU 0: the child runs there too */
 	int fd = perf_open(&a, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(mmap(NULL, 17 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
@@ -205,7 +205,7 @@ TEST(fork_exec_exit_records)
 	int status, seen = 0;
 	uint64_t pos = 0;
 
-	ASSERT_TRUE(pin_cpu(0));	/* the event counts on CPU 0: the child runs there too */
+	pin(0);	/* the event counts on CPU 0: the child runs there too */
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_GT(n, 0);
 	self[n] = '\0';
@@ -299,7 +299,7 @@ TEST(inherit_stat_copies_sync_without_read_records)
 	uint64_t v[4], before[4];
 	int status;
 
-	ASSERT_TRUE(pin_cpu(0));	/* the event counts on CPU 0: the child runs there too */
+	pin(0);	/* the event counts on CPU 0: the child runs there too */
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_GT(n, 0);
 	self[n] = '\0';
@@ -424,7 +424,7 @@ TEST(own_context_switches_counted)
 
 	/* On one CPU each round trip switches; on two, the reply may come before the reader
 	 * sleeps. */
-	ASSERT_TRUE(pin_cpu(0));
+	pin(0);
 	ASSERT_EQ(pipe(there), 0);
 	ASSERT_EQ(pipe(back), 0);
 	pid_t pid = fork();
