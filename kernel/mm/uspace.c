@@ -347,8 +347,17 @@ int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 			tlb_shootdown(us);	/* the other threads' entries: the old frame */
 		return err;
 	}
-	if (e && (*e & PTE_P))
-		return -EFAULT;		/* present: a real protection fault */
+	if (e && (*e & PTE_P)) {
+		/* Another CPU mapped the page (or broke its COW) while this fault
+		 * waited for the lock, or this CPU's TLB held the entry from
+		 * before: if the access is allowed now it only retries, as on
+		 * Linux. Else a real protection fault. */
+		if ((!write || (*e & PTE_W)) && (!exec || !(*e & PTE_NX))) {
+			invlpg(ALIGN_DOWN(addr, PAGE_SIZE));
+			return 0;
+		}
+		return -EFAULT;
+	}
 	if (filled)
 		return v->ops->fault(us, v, ALIGN_DOWN(addr, PAGE_SIZE), write);
 	return uspace_populate(us, addr, NULL, 0);
