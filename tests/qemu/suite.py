@@ -36,7 +36,7 @@ UEFI_CPUS = 2
 # without -icount there (Linux 6.1 does not start a second CPU under QEMU 7.2's icount, see
 # README), so its clocks follow the host's: the programs that time things are left out.
 ORACLE_SMP_PROGRAMS = {"cpus", "sched", "proc", "procfs", "sysfs", "pthreads", "procs", "tasks",
-                       "pipe", "perf_open"}
+                       "pipe", "perf_open", "perf_smp"}
 
 
 class Collect(unittest.TestResult):
