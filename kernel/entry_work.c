@@ -5,6 +5,7 @@
 #include "panic.h"
 #include "sched.h"
 #include "signal.h"
+#include "smp.h"
 #include "task.h"
 #include "traps.h"
 #include "percpu.h"
@@ -46,6 +47,26 @@ void entry_work_set(struct entry_work *w, bool on)
 
 	if (!(old & ~USER_WORK_EXIT_ONLY) != !(now & ~USER_WORK_EXIT_ONLY))
 		select_syscall_entry();
+}
+
+struct set_call {
+	struct entry_work *w;
+	bool on;
+};
+
+static void set_here(void *arg)
+{
+	struct set_call *c = arg;
+
+	entry_work_set(c->w, c->on);
+}
+
+void entry_work_set_everywhere(struct entry_work *w, bool on)
+{
+	struct set_call c = { w, on };
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		smp_call_function_single(cpu, set_here, &c);
 }
 
 void user_work_signal(void)

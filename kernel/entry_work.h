@@ -41,12 +41,16 @@ void entry_work_register(struct entry_work *w);
  * The syscall entry point follows (MSR_LSTAR: the fast stub while no bit
  * is on), Linux's static keys done with the one MSR that selects it. */
 void entry_work_set(struct entry_work *w, bool on);
+/* The same on every CPU (by IPI to the others), for a feature whose tasks
+ * may run anywhere: not from NMI or interrupt context. */
+void entry_work_set_everywhere(struct entry_work *w, bool on);
 
 /* Bits of the CPU's user_work (struct cpu, percpu.h), entry.asm's single
  * test on the fast exit. Features' bits start at ENTRY_WORK_FIRST. Each CPU
  * has its own word and its own MSR_LSTAR: entry_work_set acts on the CPU
- * it runs on (the SMP step must set a feature's bit on every CPU that runs
- * its tasks, or per task). */
+ * it runs on (the per-CPU model and itrace's tracer), and
+ * entry_work_set_everywhere on all (perf's user frames, whose events' tasks
+ * run anywhere). */
 #define USER_WORK_SIGNAL	0x1	/* a signal may be deliverable (signal.c) */
 #define USER_WORK_RESCHED	0x2	/* the scheduler wants a switch (sched.c) */
 #define USER_WORK_EXIT_ONLY	(USER_WORK_SIGNAL | USER_WORK_RESCHED)

@@ -56,7 +56,9 @@ static __always_inline void set_state(struct perf_event *e, enum perf_event_stat
 
 /* Samples of the user registers, stack or call chain read the whole user
  * frame, also of a syscall in progress: while an event takes them, every
- * syscall builds it (the entry_work bit, no hooks). */
+ * syscall builds it (the entry_work bit, no hooks), on every CPU: the
+ * event's task runs anywhere. Set and cleared with the first and the last
+ * such event. */
 static struct entry_work user_frame_work = { .name = "perf user frames" };
 static long user_frame_events;
 
@@ -67,7 +69,8 @@ static void user_frame_account(const struct perf_event *e, int n)
 	if (!(e->attr.sample_type & SAMPLE_USER_FRAME))
 		return;
 	user_frame_events += n;
-	entry_work_set(&user_frame_work, user_frame_events > 0);
+	if (user_frame_events == (n > 0))
+		entry_work_set_everywhere(&user_frame_work, n > 0);
 }
 
 void perf_init(void)

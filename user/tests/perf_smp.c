@@ -9,6 +9,7 @@
 #include "perf.h"
 #include "pmuos.h"
 
+#include <asm/perf_regs.h>
 #include <linux/hw_breakpoint.h>
 #include <pthread.h>
 #include <pmuos/perf_ext.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void need_two_cpus(void)
@@ -311,6 +313,59 @@ TEST(cpu_migrations_counts_moves)
 	pin(1);
 	pin(0);
 	EXPECT_EQ(perf_value(fd), 2);
+	close(fd);
+	pin(-1);
+}
+
+/* ---- the user frame of a syscall, sampled on another CPU ---- */
+
+#define R12_MARK 0x5eed0000c0ffeeULL
+
+/* getppid with a mark in R12, which the syscall ABI leaves alone. */
+static void getppid_marked(void)
+{
+	long ret;
+
+	__asm__ volatile("mov %2, %%r12\n\tsyscall" : "=a"(ret) : "a"((long)SYS_getppid),
+			 "r"(R12_MARK) : "rcx", "r11", "r12", "memory");
+	(void)ret;
+}
+
+/* A sampler of the user registers, opened on CPU 0 and sampling syscalls on CPU 1: every CPU
+ * builds the full frame on syscalls while such an event exists (pmuos's entry_work bit), so
+ * the samples hold the user R12 too, which only the full frame saves. */
+TEST(user_registers_of_syscalls_on_another_cpu)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	struct { struct perf_event_header h; uint64_t abi, ip, r12; } s;
+	uint64_t pos = 0;
+	int samples = 0;
+
+	need_two_cpus();
+	a.sample_period = 10000;	/* ns */
+	a.sample_type = PERF_SAMPLE_REGS_USER;
+	a.sample_regs_user = 1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_R12;
+	a.exclude_user = 1;
+	a.disabled = 1;
+	pin(0);
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 16);
+	ASSERT_TRUE(pc);
+	pin(1);
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	for (int i = 0; i < 3000; i++)
+		getppid_marked();
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	while (perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, &s, sizeof(s))) {
+		EXPECT_EQ(s.abi, PERF_SAMPLE_REGS_ABI_64);
+		EXPECT_EQ(s.r12, R12_MARK);
+		EXPECT_NE(s.ip, 0);
+		samples++;
+	}
+	ktap_print("%d samples", samples);
+	EXPECT_GT(samples, 0);
+	perf_ring_unmap(pc);
 	close(fd);
 	pin(-1);
 }
