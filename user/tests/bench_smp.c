@@ -8,6 +8,7 @@
  * sent and gives the CPU back as soon as it returns to its loop; both kernels wait for the
  * other CPU with PAUSE too. */
 #include "bench.h"
+#include "cpu.h"
 #include "ktap.h"
 #include "perf.h"
 
@@ -17,15 +18,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-static bool pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) == 0;
-}
 
 /* A thread on CPU 1 that spins until told to stop. */
 struct spinner {
@@ -38,7 +30,7 @@ static void *spin(void *arg)
 {
 	struct spinner *s = arg;
 
-	if (!pin(1)) {
+	if (!pin_cpu(1)) {
 		atomic_store(&s->tid, -1);
 		return NULL;
 	}
@@ -56,7 +48,7 @@ static cpu_set_t all_cpus;
  * this with -smp 2). */
 static void spinner_start(struct spinner *s)
 {
-	if (!pin(0))
+	if (!pin_cpu(0))
 		SKIP("sched_setaffinity to CPU 0 failed");
 	atomic_store(&s->tid, 0);
 	atomic_store(&s->stop, false);
@@ -168,7 +160,7 @@ TEST(tlb_shootdown)
 /* The same munmap with this process on one CPU only (the spinner gone): no IPI. */
 TEST(munmap_alone)
 {
-	if (!pin(0))
+	if (!pin_cpu(0))
 		SKIP("sched_setaffinity to CPU 0 failed");
 	uint64_t alone = munmap_ticks();
 	ASSERT_EQ(sched_setaffinity(0, sizeof(all_cpus), &all_cpus), 0);
