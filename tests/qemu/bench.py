@@ -56,6 +56,9 @@ NOTES = {
     "munmap_shootdown": "munmap of a touched page while a thread of the process runs on the "
                         "other CPU (the same)",
     "munmap_alone": "the same munmap with the process on one CPU (the same)",
+    "sample_rate_per_cpu": "samples per second of guest time, both CPUs together, with a "
+                           "cpu-clock sampler on each CPU at once and nothing lost or "
+                           "throttled (64 KiB rings drained after each stretch of work)",
 }
 # The -smp 2 figures (user/tests/bench_smp.c) are taken without -icount: Linux 6.1 does not
 # bring its second CPU up under QEMU 7.2's icount (run.without_icount). They are TSC cycles of

@@ -1,6 +1,7 @@
 /* user/tests/bench_smp.c: guest-instruction cost of operations that reach another CPU, for
  * make bench under QEMU -smp 2 on both kernels: a read and an enable of a perf event active on
- * the other CPU (done there, by IPI), and a munmap that shoots down the other CPU's TLB.
+ * the other CPU (done there, by IPI), and a munmap that shoots down the other CPU's TLB; and
+ * the sample rate a sampler on each CPU at once keeps without loss.
  *
  * Both CPUs' instructions count: under -icount the TSC is the virtual clock, which every vCPU
  * advances in QEMU's round robin, and PAUSE hands the round robin on at once. The other CPU
@@ -17,6 +18,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A thread on CPU 1 that spins until told to stop. */
@@ -165,6 +167,87 @@ TEST(munmap_alone)
 	uint64_t alone = munmap_ticks();
 	ASSERT_EQ(sched_setaffinity(0, sizeof(all_cpus), &all_cpus), 0);
 	bench_report("munmap_alone", alone);
+}
+
+/* ---- one sampler per CPU ---- */
+
+#define SAMPLERS 2		/* make bench boots -smp 2 */
+#define RING_PAGES 16		/* 64 KiB, as bench.c's sample_rate_max */
+
+struct sampler {
+	pthread_t thread;
+	int cpu;
+	uint64_t period;	/* ns of cpu-clock */
+	unsigned samples, lost;	/* lost: LOST or THROTTLE records */
+	bool ok;
+};
+
+/* On its CPU, its own cpu-clock sampler (both kernels have it under TCG) over 40 stretches
+ * of work, the ring drained after each. */
+static void *sample_on_cpu(void *arg)
+{
+	struct sampler *s = arg;
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	uint64_t buf[64];
+
+	a.sample_period = s->period;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a.exclude_kernel = 1;
+	a.disabled = 1;
+	if (!pin_cpu(s->cpu))
+		return NULL;
+	int fd = perf_open(&a, 0, -1, -1, 0);
+	struct perf_event_mmap_page *pc = fd < 0 ? NULL : perf_ring_map(fd, RING_PAGES);
+	if (!pc)
+		return NULL;
+	uint64_t pos = pc->data_tail;
+	perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int chunk = 0; chunk < 40; chunk++) {
+		for (volatile int i = 0; i < 33333; i++)
+			;
+		for (const struct perf_event_header *h; (h = perf_ring_next(pc, &pos, buf, sizeof(buf)));) {
+			s->samples += h->type == PERF_RECORD_SAMPLE;
+			s->lost += h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_THROTTLE;
+		}
+		__atomic_store_n(&pc->data_tail, pos, __ATOMIC_RELEASE);
+	}
+	perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	perf_ring_unmap(pc);
+	close(fd);
+	s->ok = true;
+	return NULL;
+}
+
+/* The highest rate (samples per second of guest time, all CPUs together) that a sampler on
+ * each CPU at once keeps with no lost record and no throttling. */
+TEST(sample_rate_per_cpu)
+{
+	static const uint64_t periods[] = { 100000, 30000, 10000, 3000 };
+	double best = 0;
+
+	for (unsigned p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
+		struct sampler s[SAMPLERS] = { 0 };
+		struct timespec t0, t1;
+		unsigned samples = 0, lost = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int i = 0; i < SAMPLERS; i++) {
+			s[i] = (struct sampler){ .cpu = i, .period = periods[p] };
+			ASSERT_EQ(pthread_create(&s[i].thread, NULL, sample_on_cpu, &s[i]), 0);
+		}
+		for (int i = 0; i < SAMPLERS; i++) {
+			ASSERT_EQ(pthread_join(s[i].thread, NULL), 0);
+			if (!s[i].ok)
+				SKIP("no sampler on CPU %d", i);
+			samples += s[i].samples;
+			lost += s[i].lost;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!lost && samples / secs > best)
+			best = samples / secs;
+	}
+	ktap_print("bench: sample_rate_per_cpu %llu", (unsigned long long)best);
 }
 
 int main(int argc, char **argv)
