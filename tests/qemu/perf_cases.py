@@ -223,7 +223,7 @@ PMUOS = [
 
 # pmuos with several CPUs, one boot per CPU count (the perf tool's cases run on Linux at -smp 1
 # only, see the README's "SMP"): CPU-wide counting on every CPU at -smp 2, then on CPU 1 alone
-# (-C 1, each CPU's line with -A), and at -smp 4 a CPU-wide recording whose samples
+# (-C 1, each CPU's line with -A), and at -smp 2 and 4 a CPU-wide recording whose samples
 # (PERF_SAMPLE_CPU) come from each CPU's ring, read by the host's perf script.
 def utilized(out, event):
     m = re.search(rf"^[^,]*,[^,]*,{re.escape(event)},[^,]*,[^,]*,([0-9.]+),CPUs utilized",
@@ -249,14 +249,15 @@ def check_cpu_lines(want):
 
 
 def smp_cases(cpus):
+    record = [(f"smp{cpus}_record_all_cpus", perf("record", "-a", "-e", "cpu-clock", "-c",
+                                                   "100000", "-o", f"/out/all{cpus}.data", "--",
+                                                   SPIN), check_ok)]
     if cpus == 2:
         return [("smp2_stat_all_cpus", perf("stat", "-a", "-x,", "-e", "cpu-clock", "--", SPIN),
                  check_utilized(cpus)),
                 ("smp2_stat_cpu_1", perf("stat", "-C", "1", "-A", "-x,", "-e", "cpu-clock", "--",
-                                         SPIN), check_cpu_lines([1]))]
-    return [(f"smp{cpus}_record_all_cpus", perf("record", "-a", "-e", "cpu-clock", "-c", "100000",
-                                                 "-o", f"/out/all{cpus}.data", "--", SPIN),
-             check_ok)]
+                                         SPIN), check_cpu_lines([1]))] + record
+    return record
 
 
 def host_cpus_of_samples(out_dir, cpus):

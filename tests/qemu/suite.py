@@ -334,8 +334,7 @@ def perf_run(opts):
                        for o in perf_cases.outcomes(log, cases, "pmuos ")[0]]
             result += [o for o in ktap.evaluate(log, code, timed_out, kernel_tests=False)
                        if not o.passed and (o.kind == "panic" or timed_out)]
-            if cpus != 2:
-                result += perf_cases.host_cpus_of_samples(out, cpus)
+            result += perf_cases.host_cpus_of_samples(out, cpus)
     if not opts.no_oracle:
         import oracle as linux
         kw = {"init": opts.oracle_init} if opts.oracle_init else {}
@@ -344,8 +343,8 @@ def perf_run(opts):
         save(opts.log_dir, "perf-linux", log)
         linux_result, linux_seen = perf_cases.outcomes(log, perf_cases.SHARED, "linux ")
         result += linux_result + perf_cases.compare(seen, linux_seen)
-    return result, (f"{len(perf_cases.PMUOS)} perf runs on pmuos, perf stat -a at -smp 2 and "
-                    f"perf record -a at -smp 4, {len(perf_cases.SHARED)} on Linux")
+    return result, (f"{len(perf_cases.PMUOS)} perf runs on pmuos, perf stat -a and -C 1 at "
+                    f"-smp 2, perf record -a at -smp 2 and 4, {len(perf_cases.SHARED)} on Linux")
 
 
 HOSTOUT_SIZE = 1 << 20
