@@ -270,18 +270,25 @@ static struct pmu *nth_pmu(long i)
 
 /* ---- /sys/devices/system/cpu: a directory per CPU, caches from CPUID ---- */
 
-/* A set of CPUs as the file's name says: a cpulist ("0-3") for a *_list
- * file, else a hex mask as wide as the CPUs need ("f"). */
-static int cpus_show_as(const char *name, uint64_t mask, char *buf, size_t size)
+/* A set of CPUs as a cpulist ("0-3") or a hex mask as wide as the CPUs
+ * need ("f"). */
+static int show_cpus(uint64_t mask, bool list, char *buf, size_t size)
 {
-	size_t len = strlen(name);
 	char text[96];
 
-	if (len >= 5 && !strcmp(name + len - 5, "_list"))
+	if (list)
 		cpulist_format(text, sizeof(text), mask);
 	else
 		cpumask_format(text, sizeof(text), mask, nr_cpus);
 	return clip(snprintf(buf, size, "%s\n", text), size);
+}
+
+/* Linux's pairs of files: NAME a mask, NAME_list the same as a cpulist. */
+static bool names_a_list(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 5 && !strcmp(name + len - 5, "_list");
 }
 
 static int text_show(const struct node *n, char *buf, size_t size)
@@ -400,7 +407,7 @@ static int cache_attr_show(const struct node *n, char *buf, size_t size)
 	if (!strcmp(attr, "type"))
 		return clip(snprintf(buf, size, "%s\n", types[c.type & 3]), size);
 	if (!strcmp(attr, "shared_cpu_map") || !strcmp(attr, "shared_cpu_list"))
-		return cpus_show_as(attr, cache_sharers(&c, cpu), buf, size);
+		return show_cpus(cache_sharers(&c, cpu), names_a_list(attr), buf, size);
 	if (!strcmp(attr, "id"))	/* Linux's: the core's for a core's cache */
 		v = c.level >= 3 ? 0 : cpu;
 	return clip(snprintf(buf, size, "%lu\n", v), size);
@@ -438,13 +445,13 @@ static const struct node_type cache_dir = { SYSFS_DIR, .child = cache_child };
 #define TEXT(n, v)		ENTRY(n, &text_file, .data = (v))
 
 /* One package of single-threaded cores: a CPU's core and thread siblings
- * are itself, its package siblings every CPU. data: "core" or "package",
- * the mask's width; the name's end says mask or list. */
+ * are itself, its package siblings every CPU. data: whose CPUs, "core" or
+ * "package"; the name says mask or list. */
 static int topology_mask_show(const struct node *n, char *buf, size_t size)
 {
 	uint64_t mask = !strcmp(n->data, "core") ? BIT_ULL(n->index) : cpus_online_mask();
 
-	return cpus_show_as(n->name, mask, buf, size);
+	return show_cpus(mask, names_a_list(n->name), buf, size);
 }
 
 static const struct node_type topology_mask_file = { SYSFS_FILE, .show = topology_mask_show };
@@ -473,10 +480,7 @@ static const struct entry cpuN_entries[] = {
  * possible and present (no hotplug). */
 static int cpus_show(const struct node *n, char *buf, size_t size)
 {
-	char list[96];
-
-	cpulist_format(list, sizeof(list), cpus_online_mask());
-	return clip(snprintf(buf, size, "%s\n", list), size);
+	return show_cpus(cpus_online_mask(), true, buf, size);
 }
 
 static const struct node_type cpus_file = { SYSFS_FILE, .show = cpus_show };
