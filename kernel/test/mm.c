@@ -159,6 +159,37 @@ KTEST(vfree_leaves_other_cpus_alone)
 	}
 }
 
+/* Once the search has gone round the area it starts again from the bottom,
+ * after every CPU has flushed (an IPI to each other CPU, no more). One
+ * frame mapped 4096 times a step goes round the 1 GiB in some 64 steps. */
+KTEST(vmalloc_wrap_flushes_every_cpu)
+{
+	enum { PAGES = 4096 };
+	uint64_t *frames = kmalloc(PAGES * sizeof(*frames)), pa = frame_alloc_zeroed();
+	unsigned long calls[NR_CPUS];
+	char *prev = NULL;
+
+	KASSERT(frames && pa);
+	for (int i = 0; i < PAGES; i++)
+		frames[i] = pa;
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		calls[cpu] = smp_calls_taken(cpu);
+	for (int step = 0;; step++) {
+		char *p = vmap(frames, PAGES);
+		KASSERT(p && step < 1000);
+		vfree(p);
+		if (prev && p < prev)
+			break;		/* the wrap */
+		prev = p;
+		for (int cpu = 1; cpu < nr_cpus; cpu++)
+			KEXPECT_EQ(smp_calls_taken(cpu), calls[cpu]);	/* none before it */
+	}
+	for (int cpu = 1; cpu < nr_cpus; cpu++)
+		KEXPECT_EQ(smp_calls_taken(cpu), calls[cpu] + 1);
+	kfree(frames);
+	frame_free(pa);
+}
+
 KTEST(kernel_image_is_w_xor_x)
 {
 	pte_t *text = pte_walk(kernel_pml4_phys, (uint64_t)__text_start, false);
@@ -190,6 +221,24 @@ KTEST(user_space_map_unmap_destroy)
 	KEXPECT_EQ(translate(us->pml4, TEST_VA, false, true), 0);
 	KEXPECT_EQ(map_page(us->pml4, TEST_VA, pa, PTE_U | PTE_W | PTE_NX), 0);
 	uspace_destroy(us);	/* frees the page tables and the mapped frame */
+	KEXPECT_EQ(frame_stats.free, frames);
+}
+
+/* A fault on a page that is present and allows the access (another CPU
+ * mapped it, or broke its COW, while this fault waited for the lock)
+ * retries; an access the mapping refuses stays a protection fault. */
+KTEST(user_fault_on_a_present_page_retries)
+{
+	uint64_t frames = frame_stats.free;
+	struct uspace *us = uspace_create();
+
+	KASSERT(us);
+	KASSERT(vma_insert(us, TEST_VA, TEST_VA + PAGE_SIZE, VM_ANON | VM_READ | VM_WRITE));
+	KEXPECT_EQ(uspace_fault(us, TEST_VA, true, false), 0);		/* maps it */
+	KEXPECT_EQ(uspace_fault(us, TEST_VA + 8, false, false), 0);	/* present: retry */
+	KEXPECT_EQ(uspace_fault(us, TEST_VA + 8, true, false), 0);
+	KEXPECT_EQ(uspace_fault(us, TEST_VA, false, true), -EFAULT);	/* not executable */
+	uspace_destroy(us);
 	KEXPECT_EQ(frame_stats.free, frames);
 }
 

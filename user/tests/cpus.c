@@ -61,6 +61,53 @@ TEST(online_cpus_everywhere)
 	free(text);
 }
 
+/* Each CPU's sysfs directory: single-threaded cores (its thread and core siblings are itself)
+ * and its own L1 data cache, as a cpulist and as a mask. */
+TEST(sysfs_directory_per_cpu)
+{
+	char path[128], text[64], want[16];
+
+	for (int cpu = 0; cpu < online_cpus(); cpu++) {
+		static const char *const lists[] = { "topology/thread_siblings_list",
+						     "topology/core_cpus_list",
+						     "cache/index0/shared_cpu_list" };
+		snprintf(want, sizeof(want), "%d\n", cpu);
+		for (unsigned i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/%s", cpu, lists[i]);
+			ASSERT_GT(slurp(path, text, sizeof(text)), 0);
+			EXPECT_STREQ(text, want);
+		}
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings",
+			 cpu);
+		ASSERT_GT(slurp(path, text, sizeof(text)), 0);
+		EXPECT_EQ(strtoull(text, NULL, 16), 1ull << cpu);
+	}
+}
+
+/* /proc/PID/status shows the task's own mask (Linux's %*pb and %*pbl): pinned to the last CPU,
+ * then (with three or more) to every CPU but CPU 1, a list with a gap. */
+TEST(affinity_in_proc_status)
+{
+	char text[4096], line[128];
+	int last = online_cpus() - 1;
+
+	pin(last);
+	ASSERT_GT(slurp("/proc/self/status", text, sizeof(text)), 0);
+	snprintf(line, sizeof(line), "\nCpus_allowed_list:\t%d\n", last);
+	EXPECT_NE(strstr(text, line), NULL);
+	char *mask = strstr(text, "\nCpus_allowed:\t");
+	ASSERT_NE(mask, NULL);
+	EXPECT_EQ(strtoull(mask + strlen("\nCpus_allowed:\t"), NULL, 16), 1ull << last);
+	if (last >= 2) {
+		uint64_t m = ((1ull << (last + 1)) - 1) & ~2ull;
+		ASSERT_EQ(setaffinity(0, sizeof(m), &m), 0);
+		ASSERT_GT(slurp("/proc/self/status", text, sizeof(text)), 0);
+		snprintf(line, sizeof(line), "\nCpus_allowed_list:\t0,2-%d\n", last);
+		EXPECT_NE(strstr(text, line), NULL);
+	}
+	pin(-1);
+}
+
 /* Linux 6.1's answers: get wants whole longs covering nr_cpu_ids and answers the bytes it
  * wrote; set takes the bytes given, and a mask without an online CPU is EINVAL. */
 TEST(affinity_errnos)
