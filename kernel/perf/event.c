@@ -697,6 +697,18 @@ void perf_event_fold_remote(struct perf_event *e)
 	smp_call_function_single(e->oncpu, fold_here, e);
 }
 
+/* Stable as ctx_elsewhere: the caller holds the kernel lock, so e stays on
+ * the PMU it is on. */
+void perf_event_call(struct perf_event *e, void (*fn)(void *arg), void *arg)
+{
+	int cpu = READ_ONCE(e->oncpu);
+
+	if (e->state == PERF_EVENT_STATE_ACTIVE && cpu >= 0 && cpu != smp_processor_id())
+		smp_call_function_single(cpu, fn, arg);
+	else
+		fn(arg);
+}
+
 static void flush_here(void *arg)
 {
 	struct perf_event *e = arg;
@@ -705,16 +717,10 @@ static void flush_here(void *arg)
 }
 
 /* PERF_EVENT_IOC_FLUSH: the PMU's internal buffer is its CPU's, drained
- * there (an event off the PMU has nothing buffered). Stable as
- * ctx_elsewhere: the caller holds the kernel lock. */
+ * there (an event off the PMU has nothing buffered). */
 void perf_event_flush(struct perf_event *e)
 {
-	int cpu = READ_ONCE(e->oncpu);
-
-	if (e->state == PERF_EVENT_STATE_ACTIVE && cpu >= 0 && cpu != smp_processor_id())
-		smp_call_function_single(cpu, flush_here, e);
-	else
-		e->pmu->flush(e);
+	perf_event_call(e, flush_here, e);
 }
 
 void perf_event_reset(struct perf_event *e)

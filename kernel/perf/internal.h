@@ -192,7 +192,11 @@ static inline void perf_event_read_count(struct perf_event *e)
 	perf_event_fold(e);
 	irq_restore(flags);
 }
-/* The PMU's flush, on the CPU whose PMU has e (by IPI from another). */
+/* fn(arg) on the CPU whose PMU has e, by IPI from another, or here while e
+ * is on no PMU (Linux's event_function_call for one event); kernel lock
+ * held. */
+void perf_event_call(struct perf_event *e, void (*fn)(void *arg), void *arg);
+/* The PMU's flush, on the CPU whose PMU has e. */
 void perf_event_flush(struct perf_event *e);
 /* inherit.c: fn(c, arg) for each live copy of e (all of an original's copies,
  * children's children too, point at it, as Linux's); nothing when it has none. */

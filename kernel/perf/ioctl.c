@@ -3,7 +3,6 @@
  * PERF_EVENT_IOC_FLUSH (seed 000). */
 #include "internal.h"
 #include "../fd.h"
-#include "../smp.h"
 #include "../task.h"
 #include "../x86.h"
 #include "../mm/kmalloc.h"
@@ -112,10 +111,7 @@ static long set_period(struct perf_event *e, uint64_t value)
 		return -EINVAL;
 	if (!e->attr.freq && (value >> 63))
 		return -EINVAL;
-	/* Where it is active stays put meanwhile: no CPU switches tasks
-	 * without the kernel lock, which this syscall holds. */
-	int cpu = e->state == PERF_EVENT_STATE_ACTIVE ? e->oncpu : smp_processor_id();
-	smp_call_function_single(cpu, set_period_here, &(struct period_call){ e, value });
+	perf_event_call(e, set_period_here, &(struct period_call){ e, value });
 	return 0;
 }
 
