@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void need_two_cpus(void)
@@ -313,6 +314,61 @@ TEST(cpu_migrations_counts_moves)
 	pin(1);
 	pin(0);
 	EXPECT_EQ(perf_value(fd), 2);
+	close(fd);
+	pin(-1);
+}
+
+/* ---- PERF_EVENT_IOC_PERIOD of an event active on another CPU ---- */
+
+static volatile int period_tid, period_stop;
+
+static void *spin_on_cpu_1(void *arg)
+{
+	(void)arg;
+	pin(1);
+	period_tid = (int)syscall(SYS_gettid);
+	while (!period_stop)
+		;
+	return NULL;
+}
+
+/* A cpu-clock sampler of a thread spinning on CPU 1, its period changed from CPU 0: the
+ * clock's timer is stopped and started again on CPU 1, where the thread runs, and the samples
+ * go on at the new period. (The timer armed on CPU 0 fired there with the thread elsewhere: a
+ * kernel panic.) */
+TEST(period_of_an_event_active_on_another_cpu)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	struct { struct perf_event_header h; uint32_t pid, tid; } s;
+	uint64_t pos = 0, period = 100000;	/* ns */
+	struct timespec nap = { 0, 2000000 };
+	pthread_t th;
+	int samples = 0;
+
+	need_two_cpus();
+	pin(0);
+	period_tid = period_stop = 0;
+	ASSERT_EQ(pthread_create(&th, NULL, spin_on_cpu_1, NULL), 0);
+	while (!period_tid)
+		nanosleep(&nap, NULL);
+	a.sample_period = 1000000;
+	a.sample_type = PERF_SAMPLE_TID;
+	int fd = perf_open(&a, period_tid, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 16);
+	ASSERT_TRUE(pc);
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&period), 0);
+	for (int i = 0; i < 5; i++)
+		nanosleep(&nap, NULL);	/* CPU 0 idle meanwhile */
+	period_stop = 1;
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	while (perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, &s, sizeof(s))) {
+		EXPECT_EQ(s.tid, (uint32_t)period_tid);
+		samples++;
+	}
+	ktap_print("%d samples", samples);
+	EXPECT_GT(samples, 20);		/* 10 ms at 100 us, on a slow machine too */
+	perf_ring_unmap(pc);
 	close(fd);
 	pin(-1);
 }
