@@ -69,7 +69,9 @@ TEST(getrusage_and_times)
 	clock_t r0 = times(&t0);
 	burn(50);
 	clock_t r1 = times(&t1);
-	EXPECT_GE(r1 - r0, 4);			/* clock ticks of 10 ms */
+	/* Clock ticks of 10 ms: 5, less a tick at each end where Linux's jiffies lag
+	 * CLOCK_MONOTONIC (seen without icount on a busy host: 3). */
+	EXPECT_GE(r1 - r0, 3);
 	EXPECT_LE(r1 - r0, 100);
 	EXPECT_GE(t1.tms_utime + t1.tms_stime - t0.tms_utime - t0.tms_stime, 3);
 	EXPECT_GE(t1.tms_cutime + t1.tms_cstime, 2);
