@@ -34,6 +34,11 @@ APPEND = "console=ttyS0 quiet panic=-1 nokaslr norandmaps"
 # quick, and the LAPIC timer is what drives each CPU's hrtimers (cpu-clock's samples on a
 # CPU other than the boot CPU come from the PIT broadcast at HZ without it).
 NO_LAPIC_TIMER = " nolapic_timer"
+# tsc=reliable, without icount (several CPUs): TCG's TSC is one monotonic counter for every
+# vCPU, but its "max" CPU has no constant_tsc, so Linux takes a multi-CPU machine for one with
+# unsynchronized TSCs, marks the TSC unstable, and its sched_clock then stands still between
+# ticks on an idle CPU: a task-clock read 0 after some work, a CPU-wide clock did not move.
+TSC_RELIABLE = " tsc=reliable"
 
 
 class OracleError(RuntimeError):
@@ -180,7 +185,7 @@ def run_oracle(programs, timeout=120, init=DEFAULT_INIT, stdin_data=None, stdin_
         cpio.write_bytes(build_initramfs(programs, init, files))
         machine = run.with_smp(QEMU_MACHINE, smp)
         common = (machine if icount else run.without_icount(machine)) + [
-            "-initrd", str(cpio), "-append", APPEND + (NO_LAPIC_TIMER if icount else "")]
+            "-initrd", str(cpio), "-append", APPEND + (NO_LAPIC_TIMER if icount else TSC_RELIABLE)]
         # The ELF vmlinux's PVH entry under qboot skips the BIOS and the decompressor: about
         # 3 s against 7 s for the bzImage under SeaBIOS on a 2-core host.
         log, code, timed_out = _boot(
