@@ -76,8 +76,9 @@ static __attribute__((noinline)) void sw_read_clock(struct perf_event *e)
 }
 
 /* The common case first, without clock_now's tests: a running task-clock of
- * a task (one test: sw_start's marker). */
-static void sw_read(struct perf_event *e)
+ * a task (one test: sw_start's marker). Inline in sw_stop too, so that
+ * removing a task-clock calls nothing. */
+static __always_inline void __sw_read(struct perf_event *e)
 {
 	/* A task's event runs only while its task is current. */
 	if (likely(e->hw.state == SW_HES_TASK_CLOCK)) {
@@ -90,6 +91,11 @@ static void sw_read(struct perf_event *e)
 		return;
 	}
 	sw_read_clock(e);
+}
+
+static void sw_read(struct perf_event *e)
+{
+	__sw_read(e);
 }
 
 static uint64_t clock_period_tsc(const struct perf_event *e)
@@ -148,7 +154,7 @@ static __always_inline void sw_stop(struct perf_event *e, int flags)
 	if (is_clock(e) && READ_ONCE(e->hw.timer.pending))	/* a sampling clock's */
 		timer_del(&e->hw.timer);
 	if (flags & PERF_EF_UPDATE)
-		sw_read(e);
+		__sw_read(e);
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
