@@ -12,16 +12,22 @@ long files_open;
  * back no slab each time. */
 POOL_DEFINE(file_pool, struct file, 64);
 
+static_assert(offsetof(struct file, inode) == sizeof(void *) * 2 + sizeof(int) * 2,
+	      "file_new's fields first, nothing else among them");
+
 struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags)
 {
 	struct file *f = pool_alloc(&file_pool);
 
-	if (!f)
-		f = kmalloc(sizeof(*f));
-
-	if (!f)
+	if (!f && !(f = kmalloc(sizeof(*f))))
 		return NULL;
-	*f = (struct file){ .ops = ops, .priv = priv, .refs = 1, .flags = flags };
+	f->ops = ops;
+	f->priv = priv;
+	f->refs = 1;
+	f->flags = flags;
+	/* The rest, in 8-byte stores: pool and kmalloc objects are aligned. */
+	__builtin_memset(__builtin_assume_aligned(&f->inode, 8), 0,
+			 sizeof(*f) - offsetof(struct file, inode));
 	files_open++;
 	return f;
 }

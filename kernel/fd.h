@@ -36,14 +36,15 @@ struct file_ops {
 	const char *name;
 };
 
+/* file_new sets ops to flags and zeroes the rest (from inode on). */
 struct file {
 	const struct file_ops *ops;
 	void *priv;
+	int refs;		/* descriptors (and mappings) that hold it */
+	unsigned flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND, O_ASYNC */
 	struct inode *inode;	/* the node it was opened on; NULL for perf and anon files */
 	struct inode *dir;	/* where inode was found, and its name there (not for */
 	char *name;		/* directories: they know their own place) */
-	int refs;		/* descriptors (and mappings) that hold it */
-	unsigned flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND, O_ASYNC */
 	long pos;
 	int owner_pid;		/* F_SETOWN */
 	int sig;		/* F_SETSIG; 0 means SIGIO */

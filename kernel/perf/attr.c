@@ -58,6 +58,25 @@ static int check_sample_fields(const struct perf_event_attr *attr)
 	return 0;
 }
 
+/* A bigger struct from a newer program: its tail, from off to size, must be
+ * zero (0; else -E2BIG, or -EFAULT). Read up to each 8-byte boundary of the
+ * address, as Linux's check_zeroed_user reads aligned words: no read
+ * straddles a page's end, so a nonzero byte before an unmapped page is
+ * E2BIG, not EFAULT. Apart from perf_copy_attr, whose common case then
+ * keeps fewer registers. */
+static __attribute__((noinline)) int check_zeroed_tail(const void *uattr, size_t off, size_t size)
+{
+	for (size_t n; off < size; off += n) {
+		uint64_t tail = 0;
+		n = MIN(8 - ((uintptr_t)uattr + off) % 8, size - off);
+		if (copy_from_user(&tail, (const char *)uattr + off, n))
+			return -EFAULT;
+		if (tail)
+			return -E2BIG;
+	}
+	return 0;
+}
+
 int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 {
 	uint32_t size;
@@ -75,17 +94,12 @@ int perf_copy_attr(const void *uattr, struct perf_event_attr *attr)
 		memset((char *)attr + size, 0, sizeof(*attr) - size);
 	if (copy_from_user(attr, uattr, MIN((size_t)size, sizeof(*attr))))
 		return -EFAULT;
-	/* A bigger struct from a newer program: its tail must be zero. Read up
-	 * to each 8-byte boundary of the address, as Linux's check_zeroed_user
-	 * reads aligned words: no read straddles a page's end, so a nonzero
-	 * byte before an unmapped page is E2BIG, not EFAULT. */
-	for (size_t off = sizeof(*attr), n; off < size; off += n) {
-		uint64_t tail = 0;
-		n = MIN(8 - ((uintptr_t)uattr + off) % 8, size - off);
-		if (copy_from_user(&tail, (const char *)uattr + off, n))
-			return -EFAULT;
-		if (tail)
+	if (unlikely(size > sizeof(*attr))) {
+		int err = check_zeroed_tail(uattr, sizeof(*attr), size);
+		if (err == -E2BIG)
 			goto err_size;
+		if (err)
+			return err;
 	}
 	attr->size = size;
 

@@ -104,16 +104,35 @@ void perf_pmu_unregister(struct pmu *pmu)
  * back no slab each time. */
 POOL_DEFINE(event_pool, struct perf_event, 32);
 
-/* A new event, zeroed but for attr (the caller's to fill). */
+/* What event_alloc zeroes: all but attr (the caller's to fill) and the
+ * fields perf_event_init sets, which lie between them. */
+#define PERF_EVENT_ZEROED_FROM	offsetof(struct perf_event, hw.idx)	/* 8-aligned */
+#define SET_BY_INIT(f)		(offsetof(struct perf_event, f) >= sizeof(struct perf_event_attr) && \
+				 offsetof(struct perf_event, f) + sizeof(((struct perf_event *)0)->f) <= \
+				 PERF_EVENT_ZEROED_FROM)
+static_assert(offsetof(struct perf_event, attr) == 0, "attr first");
+static_assert(SET_BY_INIT(pmu) && SET_BY_INIT(group_leader) && SET_BY_INIT(id) &&
+	      SET_BY_INIT(state) && SET_BY_INIT(oncpu) && SET_BY_INIT(event_limit) &&
+	      SET_BY_INIT(refs) && SET_BY_INIT(hw.sample_period) && SET_BY_INIT(hw.period_left) &&
+	      SET_BY_INIT(hw.last_period) && PERF_EVENT_ZEROED_FROM % 8 == 0,
+	      "perf_event_init's fields lie before the zeroed part");
+static_assert(sizeof(struct perf_event_attr) + sizeof(struct pmu *) + sizeof(struct perf_event *) +
+	      sizeof(uint64_t) + sizeof(enum perf_event_state) + 3 * sizeof(int) +
+	      3 * sizeof(uint64_t) == PERF_EVENT_ZEROED_FROM,
+	      "and nothing else does (a field added there would not be zeroed)");
+
+/* A new event: attr is the caller's to fill, perf_event_init's fields
+ * perf_event_init's, the rest zeroed. */
 static struct perf_event *event_alloc(void)
 {
 	struct perf_event *e = pool_alloc(&event_pool);
-	size_t attr_end = offsetof(struct perf_event, attr) + sizeof(e->attr);
 
 	if (!e && !(e = kmalloc(sizeof(*e))))
 		return NULL;
-	static_assert(offsetof(struct perf_event, attr) == 0, "attr first");
-	__builtin_memset((char *)e + attr_end, 0, sizeof(*e) - attr_end);	/* inline: a constant size */
+	/* Inline (a constant size), in 8-byte stores (pool and kmalloc objects
+	 * are aligned). */
+	__builtin_memset(__builtin_assume_aligned((char *)e + PERF_EVENT_ZEROED_FROM, 8), 0,
+			 sizeof(*e) - PERF_EVENT_ZEROED_FROM);
 	return e;
 }
 
@@ -153,6 +172,8 @@ struct perf_event *perf_event_alloc_target(const struct perf_event_attr *attr,
 	return perf_event_init(e, group_leader, err);
 }
 
+/* Sets the fields before PERF_EVENT_ZEROED_FROM (pmu and id where they
+ * are read: once a PMU takes e), each before anything reads it. */
 struct perf_event *perf_event_init(struct perf_event *e, struct perf_event *group_leader,
 				   int *err)
 {

@@ -215,7 +215,13 @@ bool is_perf_file(const struct file *f);
 struct file *perf_event_file(struct perf_event *e);
 
 /* persistent.c (seed 001) */
-bool perf_is_persistent_type(uint32_t type);
+/* The PMU that names the persistent events' type; perf_event_open tests
+ * every attr against it, inline. */
+extern struct pmu perf_persistent_pmu;
+static inline bool perf_is_persistent_type(uint32_t type)
+{
+	return type == (uint32_t)perf_persistent_pmu.type;
+}
 long perf_persistent_open(const struct perf_event_attr *attr, int pid, int cpu,
 			  int group_fd, unsigned long flags);
 long perf_event_detach(struct perf_event *e);
@@ -280,8 +286,21 @@ void perf_event_output(struct perf_event *e, struct pt_regs *regs, uint64_t addr
  * trailer included), then the sample_id_all trailer. */
 void perf_output_record(struct perf_event *e, void *body, unsigned size);
 /* Open-time checks of what a sample can hold (Linux's errnos: XMM
- * registers, branch stacks, sample_max_stack, AUX samples). */
-int perf_sample_event_init(struct perf_event *e);
+ * registers, branch stacks, sample_max_stack, AUX samples), and the first
+ * read of use_clockid's clock. An attr with none of the fields they look
+ * at (most) passes one test, inline; __perf_sample_event_init looks at
+ * nothing else. */
+int __perf_sample_event_init(struct perf_event *e);
+static inline int perf_sample_event_init(struct perf_event *e)
+{
+	const struct perf_event_attr *a = &e->attr;
+
+	if (!((a->sample_type & (PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_CALLCHAIN)) |
+	      a->sample_regs_user | a->sample_regs_intr | a->aux_sample_size |
+	      (perf_attr_flags(a) & ATTR_FLAG_USE_CLOCKID)))
+		return 0;
+	return __perf_sample_event_init(e);
+}
 /* The time records of e carry: attr.clockid's clock with use_clockid, else
  * the perf clock. */
 uint64_t perf_event_clock(const struct perf_event *e);

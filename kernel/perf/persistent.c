@@ -32,7 +32,7 @@ static int persistent_event_init(struct perf_event *e)
 	return -ENOENT;
 }
 
-static struct pmu persistent_pmu = {
+struct pmu perf_persistent_pmu = {
 	.name = PMUOS_PERSISTENT_PMU_NAME,
 	.type = -1,
 	.capabilities = PERF_PMU_CAP_NO_INTERRUPT,
@@ -54,19 +54,14 @@ static bool sysfs_entry(long i, char *name, char *value, size_t value_size)
 }
 
 static struct sysfs_events_source sysfs_source = {
-	.pmu = &persistent_pmu,
+	.pmu = &perf_persistent_pmu,
 	.entry = sysfs_entry,
 };
 
 void perf_persistent_init(void)
 {
-	perf_pmu_register(&persistent_pmu);
+	perf_pmu_register(&perf_persistent_pmu);
 	sysfs_add_events_source(&sysfs_source);
-}
-
-bool perf_is_persistent_type(uint32_t type)
-{
-	return type == (uint32_t)persistent_pmu.type;
 }
 
 long perf_event_detach(struct perf_event *e)

@@ -30,7 +30,8 @@
 /* The boot stack (linker.ld): kmain, the self-tests and the idle loop run on it. */
 extern char __boot_stack_guard[], boot_stack_guarded_top[];
 
-int perf_sample_event_init(struct perf_event *e)
+/* Each field it looks at is in perf_sample_event_init's test too. */
+int __perf_sample_event_init(struct perf_event *e)
 {
 	const struct perf_event_attr *a = &e->attr;
 

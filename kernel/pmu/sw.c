@@ -76,8 +76,9 @@ static __attribute__((noinline)) void sw_read_clock(struct perf_event *e)
 }
 
 /* The common case first, without clock_now's tests: a running task-clock of
- * a task (one test: sw_start's marker). */
-static void sw_read(struct perf_event *e)
+ * a task (one test: sw_start's marker). Inline in sw_stop too, so that
+ * removing a task-clock calls nothing. */
+static __always_inline void __sw_read(struct perf_event *e)
 {
 	/* A task's event runs only while its task is current. */
 	if (likely(e->hw.state == SW_HES_TASK_CLOCK)) {
@@ -90,6 +91,11 @@ static void sw_read(struct perf_event *e)
 		return;
 	}
 	sw_read_clock(e);
+}
+
+static void sw_read(struct perf_event *e)
+{
+	__sw_read(e);
 }
 
 static uint64_t clock_period_tsc(const struct perf_event *e)
@@ -123,17 +129,24 @@ static void clock_tick(struct timer *t, struct pt_regs *regs)
 	perf_irq_took(work, rdtsc() - start);	/* the sampling budget: its handler's time */
 }
 
+/* Apart from sw_start: a counting clock's start then saves no registers. */
+static __attribute__((noinline)) void clock_start_timer(struct perf_event *e)
+{
+	e->hw.timer.fn = clock_tick;
+	timer_add(&e->hw.timer, rdtsc() + clock_period_tsc(e));
+}
+
 static __always_inline void sw_start(struct perf_event *e, int flags)
 {
-	if (is_clock(e)) {
-		e->hw.prev_count = clock_now(e);
-		if (is_sampling_event(e)) {
-			e->hw.timer.fn = clock_tick;
-			timer_add(&e->hw.timer, rdtsc() + clock_period_tsc(e));
-		}
+	if (!is_clock(e)) {
+		e->hw.state = 0;
+		return;
 	}
+	e->hw.prev_count = clock_now(e);
 	bool task_clock = e->attr.config == PERF_COUNT_SW_TASK_CLOCK && e->target_pid;
 	e->hw.state = task_clock ? SW_HES_TASK_CLOCK : 0;
+	if (is_sampling_event(e))
+		clock_start_timer(e);	/* interrupts are off: no tick before the state */
 }
 
 static __always_inline void sw_stop(struct perf_event *e, int flags)
@@ -141,7 +154,7 @@ static __always_inline void sw_stop(struct perf_event *e, int flags)
 	if (is_clock(e) && READ_ONCE(e->hw.timer.pending))	/* a sampling clock's */
 		timer_del(&e->hw.timer);
 	if (flags & PERF_EF_UPDATE)
-		sw_read(e);
+		__sw_read(e);
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
