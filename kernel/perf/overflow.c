@@ -149,6 +149,15 @@ static void push_pending(struct perf_event *e);
  * check and the add may lose its share, erring on the side of sampling;
  * an interrupt the NMI came in counts the NMI's time twice, erring on the
  * side of the task. */
+static __always_inline void budget_charge(struct overflow_cpu *ov, uint64_t seq, uint64_t tsc)
+{
+	if (READ_ONCE(ov->budget_seq) != seq) {
+		WRITE_ONCE(ov->budget_used, 0);
+		WRITE_ONCE(ov->budget_seq, seq);
+	}
+	__atomic_fetch_add(&ov->budget_used, tsc, __ATOMIC_RELAXED);
+}
+
 void perf_irq_took(unsigned long before, uint64_t tsc)
 {
 	struct overflow_cpu *ov = this_ov();
@@ -156,11 +165,16 @@ void perf_irq_took(unsigned long before, uint64_t tsc)
 
 	if (!budget_tsc || READ_ONCE(ov->sample_work) == before)
 		return;
-	if (READ_ONCE(ov->budget_seq) != seq) {
-		WRITE_ONCE(ov->budget_used, 0);
-		WRITE_ONCE(ov->budget_seq, seq);
-	}
-	__atomic_fetch_add(&ov->budget_used, tsc, __ATOMIC_RELAXED);
+	budget_charge(ov, seq, tsc);
+}
+
+void perf_sample_event_took(uint64_t tsc)
+{
+	struct overflow_cpu *ov = this_ov();
+	uint64_t seq = rdtsc() / window_tsc;
+
+	if (budget_tsc)
+		budget_charge(ov, seq, tsc);
 }
 
 static bool over_budget(struct overflow_cpu *ov, uint64_t seq)

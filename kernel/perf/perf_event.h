@@ -204,6 +204,9 @@ unsigned long perf_sample_work_now(void);
  * counts against the sampling CPU budget of the current window, past which
  * overflowing events are throttled. */
 void perf_irq_took(unsigned long before, uint64_t tsc);
+/* Sampling work of tsc cycles that no handler timed (the simulated PMU's
+ * own interrupts around its PMI): counted against the budget as it is. */
+void perf_sample_event_took(uint64_t tsc);
 static inline bool is_sampling_event(const struct perf_event *e)
 {
 	return e->attr.sample_period != 0;

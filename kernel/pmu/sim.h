@@ -13,6 +13,9 @@
 #define SIM_MASK	(BIT_ULL(SIM_WIDTH) - 1)
 
 enum { RING_KERNEL, RING_USER, RINGS };
+/* A user frame's registers that an instruction may change: the 15 GPRs,
+ * RIP, RFLAGS and RSP. */
+#define SIM_FRAME_WORDS	18
 
 struct sim {
 	/* the registers */
@@ -35,6 +38,11 @@ struct sim {
 	struct timer timer;		/* due at the next overflow */
 	uint64_t target;		/* kernel mode: the TSC the PMI must land on, 0: none */
 	volatile uint32_t *lapic_timer_init;	/* APIC_TIMER_INIT, NULL in x2APIC mode */
+	/* the sampling budget's share of the model's own interrupts (sim_split.c) */
+	bool idle;			/* halted in the idle loop */
+	bool watch_return;		/* the next user entry compares its frame */
+	uint64_t return_frame[SIM_FRAME_WORDS];	/* with the last return's registers */
+	uint64_t charge_from;		/* TSC the running interrupt's charge starts at, 0: none */
 };
 /* Each vCPU's model (a per-CPU variable: the registers of a real PMU are
  * per core), each powered up by its own CPU (x86_pmu_init_cpu). */

@@ -169,10 +169,93 @@ static void stop_clock(uint64_t now)
 	this_sim()->halted = true;
 }
 
+/*
+ * The model's own interrupts, charged to the sampling budget. Under -icount
+ * the TSC is QEMU's one virtual clock, which every running vCPU advances:
+ * beside another busy CPU a user-only counter also counts that CPU's
+ * instructions (README, "SMP"), and one with a short period reaches its
+ * overflow in the other CPU's slices before the task's first instruction
+ * after a return (the return's own tail is 19 instructions). The interrupt
+ * then lands where the last one did, its handler re-arms the period, and the
+ * task never runs: a fuzzer's two racers, period 7, made no progress for
+ * minutes, each round some 18,000 TSC ticks of which the PMI handler timed
+ * 3,200, some 130 rounds a 4 ms window, under both the rate limit (400) and
+ * the budget. Silicon counts only the task's own instructions, so a PMI
+ * follows at least one of them and Linux's rate limit bounds the rest. So
+ * here a timer interrupt from user mode, beside another busy CPU, that finds
+ * the registers of the last return unchanged (no user instruction retired,
+ * as far as the frame can tell) is the model's work from that return to its
+ * own, and is charged to the budget whole (the PMI handler's part twice,
+ * erring on the side of the task): once the budget is spent the event is
+ * throttled until the next window, and the task runs. With the other CPUs
+ * idle every overflow follows the task's instructions and nothing more is
+ * charged: the counts are exact, as before.
+ */
+
+/* Another CPU is not halted in its idle loop: it advances the TSC too. */
+static bool sim_clock_shared(void)
+{
+	for (int c = 0; c < nr_cpus; c++)
+		if (c != smp_processor_id() && !READ_ONCE(per_cpu_ptr(&sim_state, c)->idle))
+			return true;
+	return false;
+}
+
+static void frame_words(const struct pt_regs *regs, uint64_t *w)
+{
+	memcpy(w, regs, offsetof(struct pt_regs, vector));	/* r15 .. rdi */
+	w[SIM_FRAME_WORDS - 3] = regs->rip;
+	w[SIM_FRAME_WORDS - 2] = regs->rflags;
+	w[SIM_FRAME_WORDS - 1] = regs->rsp;
+}
+static_assert(offsetof(struct pt_regs, vector) == (SIM_FRAME_WORDS - 3) * sizeof(uint64_t),
+	      "the frame's GPRs");
+
+/* A return to user mode, the model's timer armed: its registers, for the
+ * next entry to compare (only beside another busy CPU, where it matters). */
+static void charge_watch(const struct pt_regs *regs)
+{
+	struct sim *sim = this_sim();
+
+	sim->watch_return = sim->pmi_counters && sim_clock_shared();
+	if (sim->watch_return)
+		frame_words(regs, sim->return_frame);
+}
+
+/* At a user entry: a timer interrupt that finds the task where it left it
+ * is charged from that return on. */
+static void charge_begin(const struct pt_regs *regs)
+{
+	struct sim *sim = this_sim();
+	uint64_t w[SIM_FRAME_WORDS];
+
+	if (!sim->watch_return)
+		return;
+	sim->watch_return = false;
+	if (regs->vector != IRQ_VECTOR_TIMER)
+		return;
+	frame_words(regs, w);
+	if (memcmp(w, sim->return_frame, sizeof(w)))
+		return;
+	sim->charge_from = this_cpu()->user_return_tsc;
+}
+
+/* At the return to user mode (or a halt) that ends the charged stretch. */
+static void charge_end(uint64_t now)
+{
+	struct sim *sim = this_sim();
+
+	if (!sim->charge_from)
+		return;
+	perf_sample_event_took(now - sim->charge_from);
+	sim->charge_from = 0;
+}
+
 static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
 {
 	struct sim *sim = this_sim();
 
+	charge_begin(regs);
 	split_at_entry(tsc);
 	/* Nothing to time: the counters catch up at their next access. */
 	if (!sim->pmi_counters && !sim->timer.pending)
@@ -190,7 +273,7 @@ static void sim_user_entry(struct pt_regs *regs, uint64_t tsc)
 	sim_rearm();	/* kernel-only counters count again, user-only ones stop */
 }
 
-static void sim_user_exit(struct pt_regs *unused)
+static void sim_user_exit(struct pt_regs *regs)
 {
 	uint64_t abs = UINT64_MAX, rel = UINT64_MAX;
 
@@ -203,6 +286,9 @@ static void sim_user_exit(struct pt_regs *unused)
 
 	if (!this_sim()->pmi_counters && !this_sim()->pmi_pending && !this_sim()->timer.pending) {
 		this_sim()->in_user = true;
+		this_sim()->watch_return = false;
+		if (this_sim()->charge_from)
+			charge_end(rdtsc());
 		if (!sim_counting())
 			entry_work_set(&sim_work, false);	/* nothing to split any more */
 		return;
@@ -241,6 +327,8 @@ static void sim_user_exit(struct pt_regs *unused)
 	if (first <= this_sim()->sync_tsc + SIM_HORIZON && lapic_may_store(first))
 		this_cpu()->user_return_timer_reg = this_sim()->lapic_timer_init;
 	this_sim()->in_user = true;	/* after the PMI: its handler may wake the clock */
+	charge_watch(regs);
+	charge_end(rdtsc());
 }
 
 /* The model's PMIs are delivered here, after any interrupt handler: its
@@ -264,7 +352,9 @@ void pmu_sim_halt(bool halting)
 
 	sim_sync(now);
 	this_sim()->delivering = false;	/* a halt ends the delivery's stretch */
+	this_sim()->idle = halting;
 	if (halting) {
+		charge_end(now);
 		stop_clock(now);
 	} else {
 		this_sim()->since = now;

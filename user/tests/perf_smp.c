@@ -432,6 +432,74 @@ TEST(user_registers_of_syscalls_on_another_cpu)
 	pin(-1);
 }
 
+/* ---- samplers that overflow faster than their tasks run ---- */
+
+#define FAST_PERIOD 7		/* the fuzzer's (seed 11 at -smp 4) */
+#define FAST_TURNS 300000	/* some 900,000 instructions */
+#define FAST_LIMIT_S 2		/* of guest time: a few percent of it is enough */
+
+static volatile int fast_tid, fast_go, fast_done;
+
+static void *fast_loop_on_cpu_1(void *arg)
+{
+	(void)arg;
+	if (!pin_cpu(1))
+		return (void *)1;
+	fast_tid = (int)syscall(SYS_gettid);
+	while (!fast_go)
+		;
+	perf_loop(FAST_TURNS);
+	fast_done = 1;
+	return NULL;
+}
+
+/* Two threads, on CPUs 0 and 1, each under an instructions:u sampler of period 7, both busy:
+ * each loop ends, the samplers throttled as they must be. Under -icount the PMU model counts
+ * the TSC, which the other CPU's instructions advance too, so an interrupt came before the
+ * first user instruction after each return, for ever: the sampling budget timed only the
+ * PMU handler of the model's interrupt, an eighth of it, and the rate limit saw some 130
+ * samples a window (a fuzzer's racers made no progress for minutes). A livelock ends in
+ * SIGALRM. */
+TEST(fast_samplers_on_two_cpus_both_finish)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	struct timespec nap = { 0, 1000000 };
+	pthread_t th;
+	void *ret;
+
+	need_two_cpus();
+	pin(0);
+	a.sample_period = FAST_PERIOD;
+	a.exclude_kernel = a.exclude_hv = 1;
+	a.disabled = 1;
+	int fd0 = perf_open_hw_attr(&a, -1);
+	fast_tid = fast_go = fast_done = 0;
+	ASSERT_EQ(pthread_create(&th, NULL, fast_loop_on_cpu_1, NULL), 0);
+	while (!fast_tid)
+		nanosleep(&nap, NULL);
+	int fd1 = perf_open(&a, fast_tid, -1, -1, 0);
+	ASSERT_GE(fd1, 0);
+	alarm(FAST_LIMIT_S);
+	ASSERT_EQ(perf_ioctl(fd1, PERF_EVENT_IOC_ENABLE, 0), 0);
+	ASSERT_EQ(perf_ioctl(fd0, PERF_EVENT_IOC_ENABLE, 0), 0);
+	fast_go = 1;
+	perf_loop(FAST_TURNS);
+	ASSERT_EQ(perf_ioctl(fd0, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(pthread_join(th, &ret), 0);
+	alarm(0);
+	ASSERT_EQ(ret, NULL);
+	EXPECT_TRUE(fast_done);
+	ASSERT_EQ(perf_ioctl(fd1, PERF_EVENT_IOC_DISABLE, 0), 0);
+	uint64_t v0 = perf_value(fd0), v1 = perf_value(fd1);
+	/* A throttled event does not count (Linux stops it too): no exact figure. */
+	ktap_print("CPU 0 counted %llu, CPU 1 %llu", (unsigned long long)v0, (unsigned long long)v1);
+	EXPECT_GT(v0, 0);
+	EXPECT_GT(v1, 0);
+	close(fd1);
+	close(fd0);
+	pin(-1);
+}
+
 /* ---- a persistent event (seed 001) on CPU 1 ---- */
 
 /* Detached from its last fd it counts on; it is reopened on its own CPU only. */
