@@ -179,17 +179,22 @@ TEST(cpu_clock_samples)
 	struct perf_event_mmap_page *pc = perf_ring_map(fd, DATA_PAGES);
 	struct timespec t0, t1;
 
+	long ns;
+
 	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* 4 ms, longer (up to 1 s) until 5 samples: Linux without icount on a busy host, its
+	 * vCPU stopped for some ms, takes one sample for the periods that passed meanwhile. */
 	do {
 		counted_loop(100000);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-	} while ((t1.tv_sec - t0.tv_sec) * 1000000000l + (t1.tv_nsec - t0.tv_nsec) < 4000000);
+		ns = (t1.tv_sec - t0.tv_sec) * 1000000000l + (t1.tv_nsec - t0.tv_nsec);
+	} while (ns < 4000000 || (count_records(pc, PERF_RECORD_SAMPLE) < 5 && ns < 1000000000l));
 	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	unsigned samples = count_records(pc, PERF_RECORD_SAMPLE);
-	ktap_print("%u cpu-clock samples in 4 ms", samples);
+	ktap_print("%u cpu-clock samples in %ld us", samples, ns / 1000);
 	EXPECT_GE(samples, 5);
-	EXPECT_LE(samples, 40);
+	EXPECT_LE(samples, ns / 200000 + 2);	/* at most one a period */
 	perf_ring_unmap(pc);
 	close(fd);
 }
