@@ -194,7 +194,9 @@ TEST(cpu_clock_samples)
 	unsigned samples = count_records(pc, PERF_RECORD_SAMPLE);
 	ktap_print("%u cpu-clock samples in %ld us", samples, ns / 1000);
 	EXPECT_GE(samples, 5);
-	EXPECT_LE(samples, ns / 200000 + 2);	/* at most one a period */
+	/* About one a period; Linux at -smp 4 without icount took 31 in 4,779 us of
+	 * CLOCK_MONOTONIC (its cpu-clock runs on local_clock, not on that clock). */
+	EXPECT_LE(samples, 2 * (ns / 200000) + 4);
 	perf_ring_unmap(pc);
 	close(fd);
 }
