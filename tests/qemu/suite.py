@@ -350,8 +350,8 @@ def perf_run(opts):
         save(opts.log_dir, "perf-linux", log)
         linux_result, linux_seen = perf_cases.outcomes(log, perf_cases.SHARED, "linux ")
         result += linux_result + perf_cases.compare(seen, linux_seen)
-    return result, (f"{len(perf_cases.PMUOS)} perf runs on pmuos, perf stat -a and -C 1 at "
-                    f"-smp 2, perf record -a at -smp 2 and 4, {len(perf_cases.SHARED)} on Linux")
+    return result, (f"{len(perf_cases.PMUOS)} perf runs on pmuos, perf stat -a, stat -C and "
+                    f"record -a at -smp 2 and 4, {len(perf_cases.SHARED)} on Linux")
 
 
 HOSTOUT_SIZE = 1 << 20
