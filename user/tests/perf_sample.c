@@ -647,28 +647,33 @@ TEST(kernel_samples_of_syscalls)
 	struct sample s;
 
 	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
-	for (int i = 0; i < 3000; i++)
-		syscall(SYS_getppid);
-	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
-	while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, record, sizeof(record)))) {
-		parse(&attr, h, &s);
-		EXPECT_EQ(h->misc, PERF_RECORD_MISC_KERNEL); /* exclude_user */
-		EXPECT_TRUE(s.ip >= 0xffff800000000000ULL);
-		ASSERT_GE(s.nr, 4);
-		EXPECT_EQ(s.ips[0], PERF_CONTEXT_KERNEL);
-		EXPECT_EQ(s.ips[1], s.ip);
-		uint64_t k = 2;
-		while (k < s.nr && s.ips[k] != PERF_CONTEXT_USER)
-			EXPECT_TRUE(s.ips[k++] >= 0xffff800000000000ULL);
-		ASSERT_LT(k + 1, s.nr);
-		EXPECT_EQ(s.abi_user, PERF_SAMPLE_REGS_ABI_64);
-		EXPECT_EQ(s.ips[k + 1], s.regs_user[0]); /* the user ip, after the syscall */
-		EXPECT_EQ(s.regs_user[1], 0x33);
-		EXPECT_EQ(s.abi_intr, PERF_SAMPLE_REGS_ABI_64);
-		EXPECT_EQ(s.regs_intr[0], s.ip);
-		EXPECT_EQ(s.regs_intr[1], 0x10); /* __KERNEL_CS */
-		samples++;
+	/* Rounds of syscalls until some are sampled: Linux at -smp 2 without icount, on a
+	 * busy host, has sampled none of 3000. */
+	for (int round = 0; round < 100 && !samples; round++) {
+		for (int i = 0; i < 3000; i++)
+			syscall(SYS_getppid);
+		while ((h = perf_ring_find(pc, &pos, PERF_RECORD_SAMPLE, record, sizeof(record)))) {
+			parse(&attr, h, &s);
+			EXPECT_EQ(h->misc, PERF_RECORD_MISC_KERNEL); /* exclude_user */
+			EXPECT_TRUE(s.ip >= 0xffff800000000000ULL);
+			ASSERT_GE(s.nr, 4);
+			EXPECT_EQ(s.ips[0], PERF_CONTEXT_KERNEL);
+			EXPECT_EQ(s.ips[1], s.ip);
+			uint64_t k = 2;
+			while (k < s.nr && s.ips[k] != PERF_CONTEXT_USER)
+				EXPECT_TRUE(s.ips[k++] >= 0xffff800000000000ULL);
+			ASSERT_LT(k + 1, s.nr);
+			EXPECT_EQ(s.abi_user, PERF_SAMPLE_REGS_ABI_64);
+			EXPECT_EQ(s.ips[k + 1], s.regs_user[0]); /* the user ip, after the syscall */
+			EXPECT_EQ(s.regs_user[1], 0x33);
+			EXPECT_EQ(s.abi_intr, PERF_SAMPLE_REGS_ABI_64);
+			EXPECT_EQ(s.regs_intr[0], s.ip);
+			EXPECT_EQ(s.regs_intr[1], 0x10); /* __KERNEL_CS */
+			samples++;
+		}
+		__atomic_store_n(&pc->data_tail, pos, __ATOMIC_RELEASE);
 	}
+	ASSERT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	ktap_print("%d kernel samples", samples);
 	EXPECT_GT(samples, 0);
 	perf_ring_unmap(pc);
