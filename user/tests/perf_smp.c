@@ -103,6 +103,20 @@ TEST(each_cpu_rotates_its_groups)
 	pin(-1);
 }
 
+TEST(idle_cpu_rotates_its_groups)
+{
+	struct group g1[GROUPS];
+	struct timespec nap = { 0, 5000000 };
+
+	need_two_cpus();
+	pin(0);
+	open_groups(g1, 1);
+	for (int i = 0; i < 9; i++)
+		nanosleep(&nap, NULL);
+	expect_rotated(g1, 1);
+	pin(-1);
+}
+
 /* ---- breakpoints: each CPU's four debug registers ---- */
 
 static volatile int watched[5];
