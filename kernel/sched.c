@@ -52,8 +52,9 @@ struct rq {
 					 * runnable, sleeping and zombies */
 	struct timer tick;
 	/* Why the next schedule() runs: a wake-up alone may leave the CPU to
-	 * the running task; a tick or a yield moves it on. */
-	bool wakeup_pending, rotate;
+	 * the running task; a tick or a yield moves it on, and a tick also
+	 * hands a waiting task to an idle CPU (balance). */
+	bool wakeup_pending, rotate, balance;
 	uint64_t min_vruntime;
 };
 static DEFINE_PER_CPU(struct rq, runqueues);
@@ -281,8 +282,52 @@ static struct task *preempting_sleeper(struct task *prev, int *nr)
 
 static void on_tick(struct timer *t, struct pt_regs *regs)
 {
-	this_rq()->rotate = true;
+	this_rq()->rotate = this_rq()->balance = true;
 	user_work_resched(true);
+}
+
+/* Whether a task of cpu's queue is runnable (its idle loop is about to run it). */
+static bool has_runnable(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	bool found = false;
+
+	spin_lock(&rq->lock);
+	for (struct task *t = rq->queue; t && !found; t = t->rq_next)
+		found = t->state == TASK_RUNNING;
+	spin_unlock(&rq->lock);
+	return found;
+}
+
+/* Simple balancing, from the tick: the tick runs only while two tasks of
+ * this CPU can run, so a task alone on its CPU is never balanced (nor
+ * interrupted for it). One waiting task (not prev, which runs) goes to the
+ * first idle CPU its mask allows; its virtual runtime keeps its distance
+ * from its queue's least. Linux balances from the tick too, and from the
+ * idle CPUs; this is its simplest case: a CPU with work waiting beside an
+ * idle one. */
+static void balance(struct task *prev)
+{
+	struct rq *rq = this_rq();
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		if (cpu == smp_processor_id() || READ_ONCE(cpus[cpu]->curr) || has_runnable(cpu))
+			continue;
+		struct task *t;
+		spin_lock(&rq->lock);
+		for (t = rq->queue; t; t = t->rq_next)
+			if (t != prev && t->state == TASK_RUNNING && (t->cpus_allowed & BIT_ULL(cpu)))
+				break;
+		spin_unlock(&rq->lock);
+		if (!t)
+			continue;
+		dequeue(t);
+		t->vruntime_offset += cpu_rq(cpu)->min_vruntime - rq->min_vruntime;
+		enqueue(t, cpu);
+		t->migrated = true;	/* counted as it comes on (load_task) */
+		sched_kick(t);
+		return;
+	}
 }
 
 /* The tick runs only while another task of this CPU waits for it. */
@@ -384,9 +429,11 @@ void schedule(void)
 	user_work_resched(false);
 	if (prev && prev->state != TASK_ZOMBIE && !(prev->cpus_allowed & BIT_ULL(prev->cpu)))
 		move(prev);	/* sched_setaffinity left this CPU out */
+	if (rq->balance && nr_cpus > 1)
+		balance(stays(prev) ? prev : NULL);
 	bool wakeup_only = rq->wakeup_pending && !rq->rotate && stays(prev) &&
 			   prev->state == TASK_RUNNING;
-	rq->wakeup_pending = rq->rotate = false;
+	rq->wakeup_pending = rq->rotate = rq->balance = false;
 	struct task *next = wakeup_only ? preempting_sleeper(prev, &nr) : pick_next(prev, &nr);
 	arm_tick(nr);
 	if (next != prev)

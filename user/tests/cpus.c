@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static long getaffinity(pid_t pid, long len, void *mask)
@@ -145,6 +146,44 @@ TEST(getcpu_on_each_cpu)
 		EXPECT_EQ(sched_getcpu(), cpu);
 	}
 	pin(-1);
+}
+
+/* Two threads that both want a CPU do not share one while another CPU idles: the tick
+ * that alternates them hands one to the idle CPU (Linux's load balancing does it too, within
+ * some ms). Each spins until it sees the other run on another CPU, for a second at most. */
+static volatile int spread_cpu[2] = { -1, -1 };
+static volatile int spread_seen;
+
+static void *spread_spinner(void *arg)
+{
+	int me = (int)(long)arg;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		int other = spread_cpu[!me];
+		spread_cpu[me] = sched_getcpu();
+		if (other >= 0 && other != spread_cpu[me])
+			spread_seen = 1;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (!spread_seen && (t.tv_sec - t0.tv_sec) * 1000000000l + t.tv_nsec - t0.tv_nsec <
+		 1000000000l);
+	return NULL;
+}
+
+TEST(threads_spread_over_idle_cpus)
+{
+	pthread_t th[2];
+
+	if (online_cpus() < 2)
+		SKIP("one CPU online");
+	pin(-1);
+	spread_seen = 0;
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, spread_spinner, (void *)(long)i), 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_join(th[i], NULL), 0);
+	EXPECT_EQ(spread_seen, 1);
 }
 
 /* The same user count on every CPU, exact: each CPU's PMU counts what runs there while the
