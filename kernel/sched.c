@@ -141,6 +141,28 @@ static void dequeue(struct task *t)
 	spin_unlock_irqrestore(&rq->lock, flags);
 }
 
+/* t to cpu's queue; that CPU picks it there. */
+static void move_to(struct task *t, int cpu)
+{
+	dequeue(t);
+	enqueue(t, cpu);
+	t->migrated = true;	/* counted as it comes on (load_task) */
+	sched_kick(t);
+}
+
+/* Whether a task of cpu's queue is in state. */
+static bool queue_has(int cpu, enum task_state state)
+{
+	struct rq *rq = cpu_rq(cpu);
+	bool found = false;
+	uint64_t flags = spin_lock_irqsave(&rq->lock);
+
+	for (struct task *t = rq->queue; t && !found; t = t->rq_next)
+		found = t->state == state;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return found;
+}
+
 static int nr_queued(int cpu)
 {
 	int n = 0;
@@ -286,19 +308,6 @@ static void on_tick(struct timer *t, struct pt_regs *regs)
 	user_work_resched(true);
 }
 
-/* Whether a task of cpu's queue is runnable (its idle loop is about to run it). */
-static bool has_runnable(int cpu)
-{
-	struct rq *rq = cpu_rq(cpu);
-	bool found = false;
-
-	spin_lock(&rq->lock);
-	for (struct task *t = rq->queue; t && !found; t = t->rq_next)
-		found = t->state == TASK_RUNNING;
-	spin_unlock(&rq->lock);
-	return found;
-}
-
 /* Simple balancing, from the tick: the tick runs only while two tasks of
  * this CPU can run, so a task alone on its CPU is never balanced (nor
  * interrupted for it). One waiting task (not prev, which runs) goes to the
@@ -311,7 +320,8 @@ static void balance(struct task *prev)
 	struct rq *rq = this_rq();
 
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		if (cpu == smp_processor_id() || READ_ONCE(cpus[cpu]->curr) || has_runnable(cpu))
+		if (cpu == smp_processor_id() || READ_ONCE(cpus[cpu]->curr) ||
+		    queue_has(cpu, TASK_RUNNING))	/* its idle loop is about to run it */
 			continue;
 		struct task *t;
 		spin_lock(&rq->lock);
@@ -321,11 +331,8 @@ static void balance(struct task *prev)
 		spin_unlock(&rq->lock);
 		if (!t)
 			continue;
-		dequeue(t);
 		t->vruntime_offset += cpu_rq(cpu)->min_vruntime - rq->min_vruntime;
-		enqueue(t, cpu);
-		t->migrated = true;	/* counted as it comes on (load_task) */
-		sched_kick(t);
+		move_to(t, cpu);
 		return;
 	}
 }
@@ -408,14 +415,11 @@ static void switch_to(struct task *prev, struct task *next)
 	task_reap_dead();
 }
 
-/* t to the queue of a CPU its mask allows, whose CPU picks it there (after
- * this one has switched away, when t is this CPU's current). */
+/* t to the queue of a CPU its mask allows (place), whose CPU picks it there
+ * (after this one has switched away, when t is this CPU's current). */
 static void move(struct task *t)
 {
-	dequeue(t);
-	enqueue(t, place(t));
-	t->migrated = true;	/* counted as it comes on (load_task) */
-	sched_kick(t);
+	move_to(t, place(t));
 }
 
 void schedule(void)
@@ -535,19 +539,6 @@ void sched_kick(struct task *t)
 		apic_send_ipi(cpus[cpu]->apic_id, APIC_DM_FIXED | IRQ_VECTOR_RESCHEDULE);
 }
 
-/* Whether a task of cpu's queue sleeps (a wake-up may concern it). */
-static bool has_sleeper(int cpu)
-{
-	struct rq *rq = cpu_rq(cpu);
-	bool found = false;
-	uint64_t flags = spin_lock_irqsave(&rq->lock);
-
-	for (struct task *t = rq->queue; t && !found; t = t->rq_next)
-		found = t->state == TASK_SLEEPING;
-	spin_unlock_irqrestore(&rq->lock, flags);
-	return found;
-}
-
 void sched_wakeup(void)
 {
 	uint64_t flags = irq_save();
@@ -556,8 +547,9 @@ void sched_wakeup(void)
 		this_rq()->wakeup_pending = true;
 		user_work_resched(true);
 	}
+	/* Every other CPU with a sleeper: the wake-up may concern it. */
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if (cpu != smp_processor_id() && has_sleeper(cpu))
+		if (cpu != smp_processor_id() && queue_has(cpu, TASK_SLEEPING))
 			apic_send_ipi(cpus[cpu]->apic_id, APIC_DM_FIXED | IRQ_VECTOR_RESCHEDULE);
 	irq_restore(flags);
 }

@@ -241,13 +241,13 @@ static void charge_begin(const struct pt_regs *regs)
 }
 
 /* At the return to user mode (or a halt) that ends the charged stretch. */
-static void charge_end(uint64_t now)
+static void charge_end(void)
 {
 	struct sim *sim = this_sim();
 
 	if (!sim->charge_from)
 		return;
-	perf_sample_event_took(now - sim->charge_from);
+	perf_sample_event_took(rdtsc() - sim->charge_from);
 	sim->charge_from = 0;
 }
 
@@ -287,8 +287,7 @@ static void sim_user_exit(struct pt_regs *regs)
 	if (!this_sim()->pmi_counters && !this_sim()->pmi_pending && !this_sim()->timer.pending) {
 		this_sim()->in_user = true;
 		this_sim()->watch_return = false;
-		if (this_sim()->charge_from)
-			charge_end(rdtsc());
+		charge_end();
 		if (!sim_counting())
 			entry_work_set(&sim_work, false);	/* nothing to split any more */
 		return;
@@ -328,7 +327,7 @@ static void sim_user_exit(struct pt_regs *regs)
 		this_cpu()->user_return_timer_reg = this_sim()->lapic_timer_init;
 	this_sim()->in_user = true;	/* after the PMI: its handler may wake the clock */
 	charge_watch(regs);
-	charge_end(rdtsc());
+	charge_end();
 }
 
 /* The model's PMIs are delivered here, after any interrupt handler: its
@@ -354,7 +353,7 @@ void pmu_sim_halt(bool halting)
 	this_sim()->delivering = false;	/* a halt ends the delivery's stretch */
 	this_sim()->idle = halting;
 	if (halting) {
-		charge_end(now);
+		charge_end();
 		stop_clock(now);
 	} else {
 		this_sim()->since = now;

@@ -297,8 +297,9 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
-/* The spinner onto cpu, and there. Waited for asleep: the spinner's CPU must get turns
- * (a sched_yield loop here kept it from them under QEMU's icount, see below). */
+/* The spinner onto cpu, and there. Waited for asleep: a sched_yield loop here takes the
+ * kernel lock so often that the spinner's CPU may not get it to take the spinner in, and
+ * under QEMU's icount keeps that CPU from its turns (see below). */
 static void spin_on(int cpu)
 {
 	spin_cpu = cpu;
@@ -361,10 +362,7 @@ TEST(event_of_a_task_running_on_another_cpu)
 	spin_cpu = 1;
 	spinner_on = -1, spinner_tid = 0;	/* a spinner of an earlier test was there */
 	ASSERT_EQ(pthread_create(&th, NULL, spinner, NULL), 0);
-	/* Waited for asleep: a sched_yield loop here would hold the kernel lock
-	 * so often that CPU 1's idle loop could not take the spinner in. */
-	while (spinner_on != 1)
-		usleep(1000);
+	spin_on(1);
 	int fd = perf_open(&a, spinner_tid, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	uint64_t v1 = perf_value(fd), v2;
