@@ -53,7 +53,7 @@ KERNEL_C := \
 	kernel/fs/sysfs_mount.c kernel/fs/filemap.c kernel/fs/outdir.c kernel/test/fs.c \
 	kernel/lib/string.c kernel/lib/vsprintf.c kernel/lib/cpulist.c \
 	kernel/mm/paging.c kernel/mm/frames.c kernel/mm/kmalloc.c kernel/mm/vmalloc.c \
-	kernel/mm/uaccess.c kernel/mm/uspace.c kernel/mm/tlb.c \
+	kernel/mm/uaccess.c kernel/mm/uspace.c kernel/mm/anon_fault.c kernel/mm/tlb.c \
 	kernel/perf/event.c kernel/perf/attr.c kernel/perf/open.c kernel/perf/read.c \
 	kernel/perf/ioctl.c kernel/perf/mmap.c kernel/perf/overflow.c kernel/pmu/sw.c \
 	kernel/pmu/x86.c kernel/pmu/probe.c kernel/pmu/intel.c kernel/pmu/amd.c kernel/pmu/sim.c kernel/pmu/sim_split.c kernel/test/pmu.c \

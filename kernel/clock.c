@@ -1,6 +1,7 @@
 /* The clocks: from the TSC, realtime anchored to the CMOS clock at boot. */
 #include "clock.h"
 #include "rtc.h"
+#include "spinlock.h"
 #include "task.h"
 #include "tsc.h"
 #include <asm-generic/errno.h>
@@ -23,11 +24,21 @@ uint64_t clock_monotonic_ns(void)
 	return tsc_to_ns(rdtsc());
 }
 
+/* Read from the CMOS clock by the first caller (no boot pays for it),
+ * which clock_gettime may be on several CPUs at once: the lock keeps two
+ * from driving the CMOS index port together. */
+static struct spinlock realtime_lock = SPINLOCK_INIT("realtime base");
+
 uint64_t clock_realtime_ns(void)
 {
-	if (!realtime_base_ns)
-		realtime_base_ns = rtc_read_epoch() * NSEC_PER_SEC - clock_monotonic_ns();
-	return realtime_base_ns + clock_monotonic_ns();
+	if (unlikely(!READ_ONCE(realtime_base_ns))) {
+		uint64_t flags = spin_lock_irqsave(&realtime_lock);
+		if (!realtime_base_ns)
+			WRITE_ONCE(realtime_base_ns,
+				   rtc_read_epoch() * NSEC_PER_SEC - clock_monotonic_ns());
+		spin_unlock_irqrestore(&realtime_lock, flags);
+	}
+	return READ_ONCE(realtime_base_ns) + clock_monotonic_ns();
 }
 
 

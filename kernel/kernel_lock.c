@@ -4,9 +4,10 @@
  * all of that code across CPUs, as Linux 2.0's did: it is taken by every
  * syscall but the lockless ones (syscall.c: getpid, gettid, getcpu, and a
  * perf event's read while the descriptor table is the caller's alone), by
- * exceptions and interrupts other than NMI and the IPIs (traps.c), by the
- * exit work that schedules or delivers signals (entry_work.c) and by the
- * idle loop while it picks a task (sched.c). User code runs on every CPU at
+ * exceptions and interrupts other than NMI, the IPIs and a page fault of
+ * anonymous memory (traps.c, mm/anon_fault.c), by the exit work that
+ * schedules or delivers signals (entry_work.c) and by the idle loop while
+ * it picks a task (sched.c). User code runs on every CPU at
  * once; kernel code of the slow paths one CPU at a time. Per-structure
  * locks replace it piece by piece (README: "SMP").
  *
@@ -14,6 +15,7 @@
  * (smp_poll_calls), so a holder that waits for this CPU by IPI (a remote
  * perf operation, a TLB shootdown) is never stuck behind it. */
 #include "kernel_lock.h"
+#include "cpu_stats.h"
 #include "percpu.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -47,6 +49,12 @@ const char *kernel_lock_misuse(void)
  * at once, where a bare loop would spin out its whole time slice. */
 static void acquire(void)
 {
+	struct cpu_stats *stats = this_cpu_stats();
+
+	stats->kernel_lock_taken++;
+	if (spin_trylock(&big_kernel_lock))
+		return;
+	stats->kernel_lock_contended++;
 	while (!spin_trylock(&big_kernel_lock)) {
 		smp_poll_calls();
 		pause();

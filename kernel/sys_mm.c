@@ -24,6 +24,7 @@ static bool range_free(struct uspace *us, uint64_t start, uint64_t end)
 long sys_mmap(long addr, long len, long prot, long flags, long fd, long off)
 {
 	struct uspace *us = current->us;
+	uspace_writing(us);	/* through the driver's mmap, which shapes the VMA */
 	struct file *f = NULL;
 	unsigned type = flags & MAP_TYPE;
 	uint64_t size = ALIGN_UP((uint64_t)len, PAGE_SIZE), start;
@@ -174,6 +175,7 @@ long sys_madvise(long addr, long len, long advice)
 long sys_brk(long addr)
 {
 	struct uspace *us = current->us;
+	uspace_writing(us);	/* the heap's VMA grows in place */
 	uint64_t old_top = ALIGN_UP(us->brk, PAGE_SIZE);
 	uint64_t new_top = ALIGN_UP((uint64_t)addr, PAGE_SIZE);
 

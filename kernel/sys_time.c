@@ -2,6 +2,7 @@
  * the process's CPU clock too). */
 #include "syscall.h"
 #include "clock.h"
+#include "kernel_lock.h"
 #include "signal.h"
 #include "task.h"
 #include "tsc.h"
@@ -18,11 +19,20 @@ static int put_timespec(long uts, uint64_t ns)
 	return copy_to_user((void *)uts, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
+/* Without the kernel lock (syscall.c), as time and gettimeofday: the
+ * clocks read the TSC and the caller's own task, but for the process's CPU
+ * time, which sums its threads (they exit under the lock). Programs read
+ * the time from every thread, and with no vDSO each read is a syscall. */
 long sys_clock_gettime(long clock, long uts)
 {
 	uint64_t ns;
-	int err = clock_read_ns(clock, &ns);
+	bool locked = clock == CLOCK_PROCESS_CPUTIME_ID;
 
+	if (locked)
+		kernel_lock();
+	int err = clock_read_ns(clock, &ns);
+	if (locked)
+		kernel_unlock();
 	return err ? err : put_timespec(uts, ns);
 }
 

@@ -204,9 +204,11 @@ long unknown_syscall(unsigned long nr)
 }
 
 /* The syscalls that take no kernel lock (kernel_lock.c): what they touch is
- * the caller's own, and issue 18 tunes them. read decides for itself
+ * the caller's own (issue 18 tunes the first three), or the clocks, which
+ * take it for what is not (sys_clock_gettime). read decides for itself
  * (sys_read_lockless: without it for a perf event's fast path). */
-static const unsigned lockless[] = { __NR_getpid, __NR_gettid, __NR_getcpu };
+static const unsigned lockless[] = { __NR_getpid, __NR_gettid, __NR_getcpu,
+				     __NR_clock_gettime, __NR_gettimeofday, __NR_time };
 
 static bool is_lockless(unsigned long nr)
 {

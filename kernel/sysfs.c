@@ -3,6 +3,7 @@
  * walk that open, stat and readlink share. Nothing is cached, so a lookup or
  * a read sees the state of that moment, and nothing can go stale. */
 #include "sysfs.h"
+#include "cpu_stats.h"
 #include "fd.h"
 #include "itimer.h"
 #include "pipe.h"
@@ -138,6 +139,26 @@ static int accounting_show(const struct node *n, char *buf, size_t size)
 }
 
 static const struct node_type accounting_file = { SYSFS_FILE, .show = accounting_show };
+
+/* ---- /sys/kernel/pmuos/kernel_lock ---- */
+
+/* Each CPU's acquisitions of the big kernel lock and how many found it
+ * held: what a program's syscalls and faults cost in it, and what leaves it
+ * (kernel_lock.c). Zero with one CPU, where the lock is off. */
+static int kernel_lock_show(const struct node *n, char *buf, size_t size)
+{
+	int len = 0;
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		const struct cpu_stats *st = cpu_stats_of(cpu);
+		len += clip(snprintf(buf + len, size - len, "cpu%d taken %lu contended %lu\n", cpu,
+				     READ_ONCE(st->kernel_lock_taken),
+				     READ_ONCE(st->kernel_lock_contended)), size - len);
+	}
+	return len;
+}
+
+static const struct node_type kernel_lock_file = { SYSFS_FILE, .show = kernel_lock_show };
 
 /* ---- /sys/devices/<pmu>/{format,events,caps}/<name> ---- */
 
@@ -571,7 +592,9 @@ static const struct node_type notes_file = { SYSFS_FILE, .show = notes_show };
 
 /* ---- the fixed part of the tree ---- */
 
-static const struct entry pmuos_entries[] = { ENTRY("accounting", &accounting_file), { 0 } };
+static const struct entry pmuos_entries[] = {
+	ENTRY("accounting", &accounting_file),
+	ENTRY("kernel_lock", &kernel_lock_file), { 0 } };
 static const struct entry kernel_entries[] = {
 	ENTRY("notes", &notes_file),
 	ENTRY("pmuos", &table_dir, .data = pmuos_entries), { 0 } };

@@ -5,6 +5,7 @@
 #include "elf.h"
 #include "entry_work.h"
 #include "exec.h"
+#include "kernel_lock.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched.h"
@@ -181,11 +182,16 @@ fail:
 }
 
 /* A page fault on user memory, counted as Linux counts it: every fault is a
- * page-fault, each one resolved a minor one (there is no disk: no major).
- * 0, -EFAULT (no mapping allows it), or -ENOMEM (no frame for it). */
-static int user_page_fault(struct pt_regs *regs, uint64_t addr)
+ * page-fault, at its start (a sample sees the page not yet there), each one
+ * resolved a minor one (there is no disk: no major). resolve_fault gives 0,
+ * -EFAULT (no mapping allows it), or -ENOMEM (no frame for it). */
+static void count_fault(struct pt_regs *regs, uint64_t addr)
 {
 	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs, addr);
+}
+
+static int resolve_fault(struct pt_regs *regs, uint64_t addr)
+{
 	if (!current || addr >= USER_END)
 		return -EFAULT;
 	int err = uspace_fault(current->us, addr, regs->error_code & PF_WRITE,
@@ -195,15 +201,30 @@ static int user_page_fault(struct pt_regs *regs, uint64_t addr)
 	return err;
 }
 
-bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr)
+bool task_user_fault_lockless(struct pt_regs *regs)
 {
-	return user_page_fault(regs, addr) == 0;
+	uint64_t addr = read_cr2();
+
+	count_fault(regs, addr);
+	if (!kernel_lock_on || addr >= USER_END ||
+	    uspace_fault_anon(current->us, addr, regs->error_code & PF_WRITE,
+			      regs->error_code & PF_INSTR))
+		return false;
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs, addr);
+	return true;
 }
 
+bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr)
+{
+	count_fault(regs, addr);
+	return resolve_fault(regs, addr) == 0;
+}
+
+/* A user page fault was counted by task_user_fault_lockless. */
 void task_user_exception(struct pt_regs *regs)
 {
 	if (regs->vector == X86_TRAP_PF) {
-		int err = user_page_fault(regs, read_cr2());
+		int err = resolve_fault(regs, read_cr2());
 		if (!err)
 			return;
 		if (err == -EIO) {	/* a file mapping past the file's end */

@@ -13,7 +13,7 @@ USER_TESTS := errors fds tty brk mmap clocks identity startup signals restart fa
 	outfiles proc procfs procs tasks pthreads pipe eventfd select epoll timers sched \
 	perf_open perf_read perf_ioctl perf_mux perf_mmap perf_count perf_ring \
 	perf_sample perf_records perf_overflow persist_create persist_reopen persist_release \
-	perf_aux itrace perf_sigio breakpoint perf_inherit cpus perf_smp
+	perf_aux itrace perf_sigio breakpoint perf_inherit cpus perf_smp mm_smp
 USER_KTAP_PROGS := $(addprefix $(BUILD)/user/,$(USER_TESTS) bench bench_smp)
 # startup again as a static PIE, so the ELF loader is tested on both kinds of executable.
 USER_PIE_PROGS := $(BUILD)/user/startup-pie

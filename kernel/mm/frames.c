@@ -8,6 +8,7 @@
 #include "../kernel.h"
 #include "../multiboot.h"
 #include "../panic.h"
+#include "../spinlock.h"
 #include "../x86.h"
 #include "../lib/string.h"
 
@@ -19,6 +20,10 @@ struct free_frame {
 	uint64_t magic;
 };
 
+/* The free list, the untouched ranges, the counts and every frame's
+ * references: page faults of anonymous memory take frames without the
+ * kernel lock (anon_fault.c). */
+static struct spinlock frames_lock = SPINLOCK_INIT("frames");
 static uint64_t free_head;
 struct frame_stats frame_stats;
 
@@ -123,7 +128,7 @@ static uint64_t take_untouched(void)
 
 uint64_t frame_alloc(void)
 {
-	uint64_t flags = irq_save();
+	uint64_t flags = spin_lock_irqsave(&frames_lock);
 	uint64_t pa = free_head;
 
 	if (pa) {
@@ -138,7 +143,7 @@ uint64_t frame_alloc(void)
 		frame_stats.free--;
 		refs[pa / PAGE_SIZE] = 1;
 	}
-	irq_restore(flags);
+	spin_unlock_irqrestore(&frames_lock, flags);
 	return pa;
 }
 
@@ -154,31 +159,33 @@ uint64_t frame_alloc_zeroed(void)
 void frame_free(uint64_t pa)
 {
 	assert(pa && IS_ALIGNED(pa, PAGE_SIZE) && pa < direct_map_end);
-	uint64_t flags = irq_save();
+	uint64_t flags = spin_lock_irqsave(&frames_lock);
 	assert(refs[pa / PAGE_SIZE] > 0);
 	if (!--refs[pa / PAGE_SIZE])
 		push(pa);
-	irq_restore(flags);
+	spin_unlock_irqrestore(&frames_lock, flags);
 }
 
 void frame_get(uint64_t pa)
 {
-	uint64_t flags = irq_save();
+	uint64_t flags = spin_lock_irqsave(&frames_lock);
 	assert(refs[pa / PAGE_SIZE] > 0 && refs[pa / PAGE_SIZE] < UINT16_MAX);
 	refs[pa / PAGE_SIZE]++;
-	irq_restore(flags);
+	spin_unlock_irqrestore(&frames_lock, flags);
 }
 
 unsigned frame_refs(uint64_t pa)
 {
-	return refs[pa / PAGE_SIZE];
+	return READ_ONCE(refs[pa / PAGE_SIZE]);
 }
 
 void frames_release(uint64_t start, uint64_t end)
 {
+	uint64_t flags = spin_lock_irqsave(&frames_lock);
+
 	for (uint64_t pa = ALIGN_UP(start, PAGE_SIZE); pa + PAGE_SIZE <= end; pa += PAGE_SIZE) {
 		frame_stats.total++;
-		refs[pa / PAGE_SIZE] = 1;
-		frame_free(pa);
+		push(pa);
 	}
+	spin_unlock_irqrestore(&frames_lock, flags);
 }

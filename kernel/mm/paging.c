@@ -1,6 +1,7 @@
 /* 4-level page tables: the kernel's own tables, walking, mapping, unmapping. */
 #include "paging.h"
 #include "frames.h"
+#include "tlb.h"
 #include "../multiboot.h"
 #include "../panic.h"
 #include "../printk.h"
@@ -155,7 +156,7 @@ static bool table_empty(uint64_t tbl)
 
 /* Unlink and free the empty table *e points to. Unlinked before it is freed:
  * an NMI walking these tables (sample.c) sees the old table or none. */
-static void unlink_if_empty(pte_t *e, uint64_t va)
+static void unlink_if_empty(pte_t *e, uint64_t va, struct tlb_gather *g)
 {
 	uint64_t child = *e & PTE_ADDR;
 
@@ -163,14 +164,14 @@ static void unlink_if_empty(pte_t *e, uint64_t va)
 		return;
 	WRITE_ONCE(*e, 0);
 	invlpg(va);	/* and the paging-structure caches (SDM Vol. 3A 4.10.4.1) */
-	frame_free(child);
+	tlb_gather_free(g, child);
 }
 
 /* The table tbl of the given level (2: a PDPT, 1: a PD), mapping from base:
  * its entries that cover [start, end), depth first. Only present tables are
  * visited, so a sparse range costs what it maps. */
 static void prune_level(uint64_t tbl, int level, uint64_t base, uint64_t start, uint64_t end,
-			int top)
+			int top, struct tlb_gather *g)
 {
 	uint64_t span = 1ul << (PAGE_SHIFT + 9 * level), last_va = base + PT_ENTRIES * span - 1;
 	unsigned first = start <= base ? 0 : pt_index(start, level);
@@ -181,13 +182,14 @@ static void prune_level(uint64_t tbl, int level, uint64_t base, uint64_t start, 
 		if (!(t[i] & PTE_P) || (t[i] & PTE_PS))
 			continue;
 		if (level > 1)
-			prune_level(t[i] & PTE_ADDR, level - 1, base + i * span, start, end, top);
+			prune_level(t[i] & PTE_ADDR, level - 1, base + i * span, start, end, top, g);
 		if (level <= top)
-			unlink_if_empty(&t[i], base + i * span);
+			unlink_if_empty(&t[i], base + i * span, g);
 	}
 }
 
-void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top)
+void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top,
+		  struct tlb_gather *g)
 {
 	pte_t *pml4 = table(pml4_phys);
 
@@ -198,9 +200,9 @@ void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top)
 			base |= 0xffff000000000000ul;	/* canonical: bit 47 repeated */
 		if (!(pml4[i] & PTE_P))
 			continue;
-		prune_level(pml4[i] & PTE_ADDR, 2, base, start, end, top);
+		prune_level(pml4[i] & PTE_ADDR, 2, base, start, end, top, g);
 		if (top >= 3)
-			unlink_if_empty(&pml4[i], base);
+			unlink_if_empty(&pml4[i], base, g);
 	}
 }
 

@@ -93,7 +93,10 @@ uint64_t translate(uint64_t pml4_phys, uint64_t va, bool write, bool user);
  * was just unmapped): page tables, then the directories above them, up to
  * tables that a level-top entry holds (1: PTs only, 2: PDs too, 3: PDPTs too).
  * So unmapping returns the frames mapping took, and the frame count comes
- * back to its baseline. */
-void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top);
+ * back to its baseline; the tables go to g (tlb.h), freed after the
+ * shootdown. */
+struct tlb_gather;
+void prune_tables(uint64_t pml4_phys, uint64_t start, uint64_t end, int top,
+		  struct tlb_gather *g);
 /* Free the user half's page tables and the frames they own (not borrowed). */
 void free_user_tables(uint64_t pml4_phys);

@@ -8,6 +8,7 @@
  * kernel's own mappings that go away (the vmalloc area's) are flushed on
  * every CPU once per pass over that area (vmalloc.c). */
 #include "tlb.h"
+#include "frames.h"
 #include "uspace.h"
 #include "../percpu.h"
 #include "../smp.h"
@@ -43,6 +44,30 @@ void tlb_shootdown(struct uspace *us)
 
 	for (; others; others &= others - 1)
 		smp_call_function_single(__builtin_ctzll(others), flush_here, us);
+}
+
+static bool loaded_elsewhere(struct uspace *us)
+{
+	return __atomic_load_n(&us->cpus_loaded, __ATOMIC_RELAXED) & ~BIT_ULL(smp_processor_id());
+}
+
+void tlb_gather_finish(struct tlb_gather *g)
+{
+	tlb_shootdown(g->us);
+	for (unsigned i = 0; i < g->n; i++)
+		frame_free(g->frames[i]);
+	g->n = 0;
+}
+
+void tlb_gather_free(struct tlb_gather *g, uint64_t pa)
+{
+	if (!loaded_elsewhere(g->us)) {
+		frame_free(pa);	/* this CPU's entries went with their invlpg */
+		return;
+	}
+	if (g->n == TLB_GATHER_MAX)
+		tlb_gather_finish(g);
+	g->frames[g->n++] = pa;
 }
 
 static void unload_here(void *arg)

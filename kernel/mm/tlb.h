@@ -12,6 +12,23 @@ void tlb_load(struct uspace *us);
  * interrupt context; after the page tables changed, before freed frames and
  * tables can be reused. */
 void tlb_shootdown(struct uspace *us);
+/* The frames an unmap takes out of us (pages, page tables), freed only once
+ * no other CPU's TLB or paging-structure cache can reach them: a page
+ * fault without the kernel lock (anon_fault.c) may take a freed frame at
+ * once, and a thread on another CPU could otherwise still write into it
+ * through a stale entry (Linux's mmu_gather). While no other CPU has us
+ * loaded, tlb_gather_free frees at once. */
+#define TLB_GATHER_MAX	64
+struct tlb_gather {
+	struct uspace *us;
+	unsigned n;
+	uint64_t frames[TLB_GATHER_MAX];
+};
+#define TLB_GATHER(us)	{ .us = (us) }
+/* Drop a reference to frame pa (frame_free) after the next shootdown. */
+void tlb_gather_free(struct tlb_gather *g, uint64_t pa);
+/* Shoot us's translations down on the other CPUs, then free what g holds. */
+void tlb_gather_finish(struct tlb_gather *g);
 /* us is being freed: no CPU keeps it in CR3 (this one included). */
 void tlb_forget(struct uspace *us);
 /* Every CPU drops every translation it holds, the kernel's global ones too

@@ -29,6 +29,7 @@ struct uspace *uspace_create(void)
 	us->mmap_base = MMAP_BASE;
 	us->covered_from = MMAP_BASE;
 	us->refs = 1;
+	us->fault_lock = (struct spinlock)SPINLOCK_INIT("address space faults");
 	uspaces_alive++;
 	return us;
 }
@@ -72,8 +73,19 @@ struct vma *vma_find(struct uspace *us, uint64_t addr)
 	return NULL;
 }
 
+struct vma *vma_allowing(struct uspace *us, uint64_t addr, bool write, bool exec)
+{
+	struct vma *v = vma_find(us, addr);
+
+	if (!v || (write && !(v->flags & VM_WRITE)) || (exec && !(v->flags & VM_EXEC)) ||
+	    !(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		return NULL;
+	return v;
+}
+
 struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned flags)
 {
+	uspace_writing(us);
 	struct vma **link = &us->vmas;
 	struct vma *v;
 
@@ -137,7 +149,7 @@ static uint64_t pte_flags(unsigned prot)
 	return PTE_P | PTE_U | (prot & VM_WRITE ? PTE_W : 0) | (prot & VM_EXEC ? 0 : PTE_NX);
 }
 
-static void unmap_range(struct uspace *us, uint64_t start, uint64_t end)
+static void unmap_range(struct uspace *us, uint64_t start, uint64_t end, struct tlb_gather *g)
 {
 	size_t n;
 
@@ -152,7 +164,7 @@ static void unmap_range(struct uspace *us, uint64_t start, uint64_t end)
 			e[i] = 0;
 			invlpg(va + i * PAGE_SIZE);
 			if (!(old & PTE_BORROWED))
-				frame_free(old & PTE_ADDR);
+				tlb_gather_free(g, old & PTE_ADDR);
 		}
 	}
 }
@@ -211,7 +223,9 @@ static int split_range(struct uspace *us, uint64_t start, uint64_t end, bool unm
 
 int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 {
-	struct vma **link = &us->vmas;
+	uspace_writing(us);
+	struct tlb_gather g = TLB_GATHER(us);
+	struct vma **link = &us->vmas, *gone = NULL, **gone_tail = &gone;
 	uint64_t lo = end, hi = start;	/* what was unmapped */
 	int err = split_range(us, start, end, true);
 
@@ -225,18 +239,26 @@ int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 		}
 		if (v->start >= end)
 			break;
-		unmap_range(us, v->start, v->end);
+		unmap_range(us, v->start, v->end, &g);
 		lo = MIN(lo, v->start), hi = MAX(hi, v->end);
-		if (v->ops && v->ops->close)
-			v->ops->close(v);
 		*link = v->next;
-		kfree(v);
+		v->next = NULL;
+		*gone_tail = v;
+		gone_tail = &v->next;
 		us->nr_vmas--;
 	}
 	if (lo >= hi)
 		return 0;			/* nothing was there */
-	prune_tables(us->pml4, lo, hi, 3);	/* the tables go as Linux's free_pgtables */
-	tlb_shootdown(us);
+	prune_tables(us->pml4, lo, hi, 3, &g);	/* the tables go as Linux's free_pgtables */
+	tlb_gather_finish(&g);
+	/* After the shootdown, as Linux's remove_vma after tlb_finish_mmu: a
+	 * driver's close may free the frames it lent (a perf ring's). */
+	for (struct vma *v = gone, *next; v; v = next) {
+		next = v->next;
+		if (v->ops && v->ops->close)
+			v->ops->close(v);
+		kfree(v);
+	}
 	if (hi > us->covered_from)
 		us->covered_from = MIN(hi, us->mmap_base);	/* what is left above hi */
 	return 0;
@@ -244,6 +266,7 @@ int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 
 int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned prot)
 {
+	uspace_writing(us);
 	/* All of the range must be mapped, as Linux requires. */
 	for (uint64_t a = start; a < end;) {
 		struct vma *v = vma_find(us, a);
@@ -275,6 +298,9 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 
 int uspace_discard(struct uspace *us, uint64_t start, uint64_t end)
 {
+	uspace_writing(us);
+	struct tlb_gather g = TLB_GATHER(us);
+
 	for (uint64_t a = start; a < end;) {
 		struct vma *v = vma_find(us, a);
 		if (!v)
@@ -283,8 +309,8 @@ int uspace_discard(struct uspace *us, uint64_t start, uint64_t end)
 			return -EINVAL;
 		a = v->end;
 	}
-	unmap_range(us, start, end);
-	tlb_shootdown(us);
+	unmap_range(us, start, end, &g);
+	tlb_gather_finish(&g);
 	return 0;
 }
 
@@ -327,18 +353,17 @@ static int break_cow(pte_t *e, uint64_t va)
 
 int uspace_map_frame(struct uspace *us, struct vma *v, uint64_t va, uint64_t pa, bool borrowed)
 {
+	uspace_writing(us);
 	return map_page(us->pml4, va, pa, pte_flags(v->flags) | (borrowed ? PTE_BORROWED : 0));
 }
 
 int uspace_fault(struct uspace *us, uint64_t addr, bool write, bool exec)
 {
-	struct vma *v = vma_find(us, addr);
+	uspace_writing(us);
+	struct vma *v = vma_allowing(us, addr, write, exec);
 	bool filled = v && v->ops && v->ops->fault;
 
 	if (!v || (!(v->flags & VM_ANON) && !filled))
-		return -EFAULT;
-	if ((write && !(v->flags & VM_WRITE)) || (exec && !(v->flags & VM_EXEC)) ||
-	    !(v->flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -EFAULT;
 	pte_t *e = pte_walk(us->pml4, addr, false);
 	if (e && (*e & PTE_P) && write && (*e & PTE_COW)) {
@@ -401,6 +426,7 @@ static int copy_pages(struct uspace *dst, struct uspace *src, const struct vma *
 
 struct uspace *uspace_copy(struct uspace *src)
 {
+	uspace_writing(src);		/* its pages turn copy-on-write */
 	struct uspace *us = uspace_create();
 
 	if (!us)
@@ -432,6 +458,7 @@ fail:
 
 int uspace_poke(struct uspace *us, uint64_t va, const void *src, size_t n)
 {
+	uspace_writing(us);
 	for (size_t done = 0; done < n;) {
 		uint64_t at = va + done;
 		size_t chunk = MIN(n - done, PAGE_SIZE - (at & (PAGE_SIZE - 1)));

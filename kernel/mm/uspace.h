@@ -2,6 +2,7 @@
  * regions (VMAs), the program break, demand-zero paging. */
 #pragma once
 #include "../kernel.h"
+#include "../spinlock.h"
 
 /* VMA protections: Linux's PROT_* values */
 #define VM_READ		0x1
@@ -48,6 +49,11 @@ struct uspace {
 	uint64_t mmap_base;	/* top-down mmap allocations start below this */
 	uint64_t covered_from;	/* VMAs cover [covered_from, mmap_base) without a gap */
 	int refs;		/* tasks sharing it (CLONE_VM) */
+	/* Faults of anonymous memory without the kernel lock (anon_fault.c):
+	 * fault_lock serialises them, faulting counts those under way, writers
+	 * the kernel lock's holds that keep them off (uspace_write_begin). */
+	struct spinlock fault_lock;
+	int faulting, writers;
 	uint64_t cpus_loaded;	/* the CPUs that have it in CR3 (tlb.c) */
 	char interp[64];	/* the dynamic loader's path, "" for a static program */
 	/* Where the loader put argv's and envp's strings and the initial sp
@@ -83,6 +89,8 @@ struct uspace *uspace_copy(struct uspace *src);
 void uspace_activate(struct uspace *us);
 
 struct vma *vma_find(struct uspace *us, uint64_t addr);
+/* The VMA at addr if its protection allows the access, else NULL. */
+struct vma *vma_allowing(struct uspace *us, uint64_t addr, bool write, bool exec);
 /* Insert a VMA for [start, end); the range must be free. */
 struct vma *vma_insert(struct uspace *us, uint64_t start, uint64_t end, unsigned flags);
 /* Highest free range of len bytes below limit, or 0. */
@@ -107,5 +115,25 @@ int uspace_map_frame(struct uspace *us, struct vma *v, uint64_t va, uint64_t pa,
  * store would (demand paging, copy-on-write): 0 or -EFAULT, -ENOMEM. */
 int uspace_poke(struct uspace *us, uint64_t va, const void *src, size_t n);
 /* Map a page now (zeroed, or a copy of src up to n bytes) in the VMA at va:
- * -EFAULT without one, -ENOMEM. */
+ * -EFAULT without one, -ENOMEM. The caller keeps other faulters off: a
+ * writer (uspace_write_begin), or a faulter under us->fault_lock. */
 int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n);
+
+/* The kernel lock's side of anon_fault.c: between begin and end (nested
+ * freely), the caller, holding the kernel lock, changes us's VMAs or page
+ * tables, and no fault runs on us without the kernel lock; begin waits for
+ * those under way. uspace_writing(us) holds them off to the end of the
+ * enclosing block. */
+void uspace_write_begin(struct uspace *us);
+void uspace_write_end(struct uspace *us);
+static inline void uspace_write_end_at(struct uspace **us)
+{
+	uspace_write_end(*us);
+}
+#define uspace_writing(us)						\
+	struct uspace *_writing __attribute__((cleanup(uspace_write_end_at), unused)) = \
+		(uspace_write_begin(us), (us))
+/* A fault on a page of anonymous memory that is not there yet, without the
+ * kernel lock: 0 when it is mapped now, -EAGAIN for every other fault
+ * (uspace_fault under the kernel lock takes those). */
+int uspace_fault_anon(struct uspace *us, uint64_t addr, bool write, bool exec);

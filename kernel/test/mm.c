@@ -1,6 +1,7 @@
 /* Self-tests of memory management: frames, heap, page tables, user copies. */
 #include "../ktest.h"
 #include "../cpu.h"
+#include "../kernel_lock.h"
 #include "../multiboot.h"
 #include "../percpu.h"
 #include "../smp.h"
@@ -9,6 +10,7 @@
 #include "../mm/frames.h"
 #include "../mm/kmalloc.h"
 #include "../mm/paging.h"
+#include "../mm/tlb.h"
 #include "../mm/uaccess.h"
 #include "../mm/uspace.h"
 #include "../mm/vmalloc.h"
@@ -188,6 +190,39 @@ KTEST(vmalloc_wrap_flushes_every_cpu)
 		KEXPECT_EQ(smp_calls_taken(cpu), calls[cpu] + 1);
 	kfree(frames);
 	frame_free(pa);
+}
+
+static void load_here(void *us)
+{
+	uspace_activate(us);
+}
+
+/* A frame an unmap takes from a space that another CPU has loaded is
+ * freed only after that CPU's flush, for a fault without the kernel lock
+ * may take it at once (tlb_gather); with the space loaded nowhere else it
+ * is freed at once, and no IPI is sent. */
+KTEST(unmapped_frames_wait_for_the_other_cpus_flush)
+{
+	if (nr_cpus < 2)
+		KSKIP("one CPU");
+	struct uspace *us = uspace_create();
+	KASSERT(us);
+	for (int elsewhere = 0; elsewhere < 2; elsewhere++) {
+		if (elsewhere)
+			smp_call_function_single(1, load_here, us);
+		struct tlb_gather g = TLB_GATHER(us);
+		uint64_t pa = frame_alloc(), free = frame_stats.free;
+		unsigned long calls = smp_calls_taken(1);
+		KASSERT(pa);
+		tlb_gather_free(&g, pa);
+		KEXPECT_EQ(frame_stats.free, elsewhere ? free : free + 1);
+		tlb_gather_finish(&g);
+		KEXPECT_EQ(frame_stats.free, free + 1);
+		KEXPECT_EQ(smp_calls_taken(1), calls + elsewhere);
+	}
+	kernel_lock();		/* a writer of a space in use holds it */
+	uspace_destroy(us);	/* unloads it on CPU 1 */
+	kernel_unlock();
 }
 
 KTEST(kernel_image_is_w_xor_x)

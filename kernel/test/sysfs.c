@@ -167,7 +167,7 @@ KTEST(sysfs_listings_and_inodes)
 	link_pmus();
 	KEXPECT(list_is("/", ".:4 ..:4 sys:4 "));
 	KEXPECT(list_is("/sys", ".:4 ..:4 bus:4 devices:4 kernel:4 "));
-	KEXPECT(list_is("/sys/kernel/pmuos", ".:4 ..:4 accounting:8 "));
+	KEXPECT(list_is("/sys/kernel/pmuos", ".:4 ..:4 accounting:8 kernel_lock:8 "));
 	/* The bus lists links (DT_LNK), the devices directory directories. */
 	KEXPECT_EQ(sysfs_iterate("/sys/bus/event_source/devices", 0, collect, &l), 0);
 	KEXPECT(!strncmp(l.names, ".:4 ..:4 ktest:10 cpu:10 ", 25));

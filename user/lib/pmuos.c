@@ -1,4 +1,4 @@
-/* user/lib/pmuos.c: reading pmuos's own /sys files (persistent events, accounting). */
+/* user/lib/pmuos.c: reading pmuos's own /sys files (persistent events, accounting, the kernel lock). */
 #include "pmuos.h"
 
 #include <dirent.h>
@@ -23,6 +23,13 @@ static long read_text(const char *path, char *buf, size_t size)
 		return -1;
 	buf[n] = '\0';
 	return n;
+}
+
+static char *next_line(char *line)
+{
+	char *nl = strchr(line, '\n');
+
+	return nl ? nl + 1 : NULL;
 }
 
 int pmuos_persistent_type(void)
@@ -59,8 +66,22 @@ long pmuos_accounting(const char *name)
 
 	if (read_text("/sys/kernel/pmuos/accounting", buf, sizeof(buf)) < 0)
 		return -1;
-	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+	for (char *line = buf; line && *line; line = next_line(line))
 		if (!strncmp(line, name, len) && line[len] == ' ')
 			return atol(line + len + 1);
+	return -1;
+}
+
+long pmuos_kernel_lock_taken(int cpu)
+{
+	char buf[4096];
+	int c;
+	long taken;
+
+	if (read_text("/sys/kernel/pmuos/kernel_lock", buf, sizeof(buf)) < 0)
+		return -1;
+	for (char *line = buf; line && *line; line = next_line(line))
+		if (sscanf(line, "cpu%d taken %ld", &c, &taken) == 2 && c == cpu)
+			return taken;
 	return -1;
 }

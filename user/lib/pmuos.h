@@ -1,4 +1,4 @@
-/* user/lib/pmuos.h: reading pmuos's own /sys files: the persistent PMU's type and events, and the accounting counters. */
+/* user/lib/pmuos.h: reading pmuos's own /sys files: the persistent PMU's type and events, the accounting counters and the kernel lock's. */
 #ifndef USER_PMUOS_H
 #define USER_PMUOS_H
 
@@ -11,5 +11,7 @@ int pmuos_persistent_type(void);
 uint64_t pmuos_persistent_first_id(void);
 /* A line of /sys/kernel/pmuos/accounting ("name value"), or -1. */
 long pmuos_accounting(const char *name);
+/* The kernel lock's acquisitions by cpu (/sys/kernel/pmuos/kernel_lock), or -1. */
+long pmuos_kernel_lock_taken(int cpu);
 
 #endif

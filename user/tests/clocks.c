@@ -1,8 +1,12 @@
-/* user/tests/clocks.c: clock_gettime (MONOTONIC, REALTIME, PROCESS_CPUTIME_ID) and nanosleep. */
+/* user/tests/clocks.c: clock_gettime (MONOTONIC, REALTIME, PROCESS_CPUTIME_ID) and nanosleep; on
+ * pmuos, clock reads without the kernel lock. */
+#include "cpu.h"
 #include "ktap.h"
+#include "pmuos.h"
 
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,4 +111,33 @@ TEST(invalid_clock)
 
 	ASSERT_ERRNO(syscall(SYS_clock_gettime, 1000, &ts), EINVAL);
 	ASSERT_ERRNO(syscall(SYS_clock_gettime, 64, &ts), EINVAL);
+}
+
+/* pmuos: reading a clock takes no kernel lock (every thread of a program reads the time, and
+ * with no vDSO each read is a syscall), but for the process's CPU time, which sums its threads. */
+TEST(clock_reads_take_no_kernel_lock)
+{
+	struct timeval tv;
+	struct timespec ts;
+
+	if (pmuos_kernel_lock_taken(0) < 0)
+		SKIP("no /sys/kernel/pmuos/kernel_lock (pmuos's; Linux has no kernel lock to count)");
+	if (online_cpus() < 2)
+		SKIP("one CPU: pmuos's kernel lock is off");
+	pin(0);
+	long a = pmuos_kernel_lock_taken(0), b = pmuos_kernel_lock_taken(0);
+	for (int i = 0; i < 10; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		gettimeofday(&tv, NULL);
+		syscall(SYS_gettimeofday, &tv, NULL);
+		syscall(SYS_time, NULL);
+	}
+	long c = pmuos_kernel_lock_taken(0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	long d = pmuos_kernel_lock_taken(0);
+	EXPECT_EQ(c - b, b - a);	/* the sixty reads: none */
+	EXPECT_EQ(d - c, b - a + 1);	/* the process's CPU time: once */
+	pin(-1);
 }
