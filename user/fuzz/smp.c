@@ -2,8 +2,9 @@
  * call opens a few events on racing threads, on their CPUs and on the fuzzer, maps rings of
  * the samplers, and starts one to three threads pinned to the other CPUs; they read, ioctl,
  * map and unmap, poll, migrate, make children that exit at once (their inherited events fold
- * back meanwhile) and run work that samples (the PMI writes the rings), while the fuzzer's
- * own thread closes, dup2s over, unmaps, reopens and moves them. Then it stops and joins the
+ * back meanwhile) and run work that samples (the PMI writes the rings) and faults pages of a
+ * shared arena in, while the fuzzer's own thread closes, dup2s over, unmaps, reopens and
+ * moves them, and drops, remaps and splits parts of the arena. Then it stops and joins the
  * racers, closes and unmaps what is left, and checks that the tasks, address spaces and events
  * are back. The threads share our memory and descriptors and make raw calls only; each draws
  * from its own generator, seeded from the run's, so its calls are a function of the seed (the
@@ -56,6 +57,12 @@ static void pin(long tid, int cpu)
 	fz_sys(SYS_sched_setaffinity, tid, sizeof(mask), (long)&mask, 0, 0, 0);
 }
 
+/* Anonymous memory the racers touch while the fuzzer's thread drops, replaces and splits
+ * parts of it: their page faults (pmuos takes those without its kernel lock) against the
+ * changes of the address space. It stays readable and writable throughout. */
+#define ARENA_PAGES	16
+static volatile char *arena;
+
 /* Some hundreds of instructions, a page fault now and then: what samplers count. */
 static void work(uint64_t *rng)
 {
@@ -65,6 +72,8 @@ static void work(uint64_t *rng)
 	for (unsigned i = fz_rand_from(rng) % 2000; i--;)
 		x += i;
 	page[(fz_rand_from(rng) % 8) * 4096] += (char)x;
+	for (unsigned i = fz_rand_from(rng) % 4; i--;)
+		arena[(fz_rand_from(rng) % ARENA_PAGES) * FZ_PAGE] += (char)x;
 }
 
 /* Waits for *tid to read 0 (CLONE_CHILD_CLEARTID's wake-up). */
@@ -250,6 +259,24 @@ static void main_call(void)
 		rcall(SYS_sched_setaffinity, r->tid, sizeof(mask), (long)&mask, 0, 0);
 		break;
 	}
+	case 4: {	/* part of the arena dropped, mapped afresh or split, under the racers */
+		unsigned first = fz_below(ARENA_PAGES), n = 1 + fz_below(ARENA_PAGES - first);
+		long at = (long)arena + first * FZ_PAGE, len = n * FZ_PAGE;
+		switch (fz_below(3)) {
+		case 0:
+			rcall(SYS_madvise, at, len, MADV_DONTNEED, 0, 0);
+			break;
+		case 1:
+			rcall(SYS_mmap, at, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1);
+			break;
+		default:
+			rcall(SYS_mprotect, at, len, PROT_READ | PROT_WRITE | (fz_below(2) ? PROT_EXEC : 0),
+			      0, 0);
+			break;
+		}
+		break;
+	}
 	default:
 		race_call(&fz_state);
 		break;
@@ -287,6 +314,10 @@ void fz_op_smp(void)
 	syscall(SYS_getcpu, &cpu, NULL, NULL);
 	nr_racers = 1 + fz_below(nr_cpus - 1 < RACERS ? nr_cpus - 1 : RACERS);
 	stop = 0;
+	arena = (volatile char *)rcall(SYS_mmap, 0, ARENA_PAGES * FZ_PAGE, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	if ((long)arena < 0)
+		fz_fail("no arena for a race: %ld", (long)arena);
 	for (int i = 0; i < nr_racers; i++) {
 		struct racer *r = &racers[i];
 		r->rng = fz_rand();
@@ -301,6 +332,7 @@ void fz_op_smp(void)
 			fz_fail("a racing thread could not be made: %ld", tid);
 	}
 	if (!nr_racers) {
+		rcall(SYS_munmap, (long)arena, ARENA_PAGES * FZ_PAGE, 0, 0, 0);
 		fz_alarm_off();
 		return;
 	}
@@ -314,6 +346,7 @@ void fz_op_smp(void)
 	if (ring)
 		rcall(SYS_munmap, ring, ring_len, 0, 0, 0);
 	ring = 0;
+	rcall(SYS_munmap, (long)arena, ARENA_PAGES * FZ_PAGE, 0, 0, 0);
 	close_events();
 	fz_alarm_off();
 	fz_expect_released(&before, "a race between CPUs");
