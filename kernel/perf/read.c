@@ -56,7 +56,18 @@ static __attribute__((noinline)) long read_locked(struct file *f, char *ubuf, si
 
 /* The common read first: a lone value, no times, no ids (read_format 0),
  * one word copied as one. A file op runs in process context, interrupts
- * on: off around the PMU's read, as perf_event_read_count does. */
+ * on: off around the PMU's read, as perf_event_read_count does.
+ *
+ * Without the kernel lock (sys_read_lockless) on several CPUs, this reads
+ * e alone. e lives as long as the caller's descriptor, which no other task
+ * can close (the table is the caller's alone); a process that shares the
+ * file (fork) drops only its own reference. An e active on this CPU stays
+ * so with interrupts off: other CPUs change it here by IPI, which waits.
+ * One active elsewhere may leave that PMU meanwhile: fold_here checks
+ * again there (its count is folded then), and an oncpu gone to -1 makes
+ * the call a no-op; one not active reads the count its last fold left.
+ * The copies of an inherited event and read_format's other fields walk
+ * lists that tasks on other CPUs change: those reads take the lock. */
 long perf_file_read(struct file *f, char *ubuf, size_t n)
 {
 	struct perf_event *e = f->priv;
