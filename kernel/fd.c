@@ -1,5 +1,6 @@
 /* Open files (reference-counted) and the per-process descriptor table. */
 #include "fd.h"
+#include "kernel_lock.h"
 #include "panic.h"
 #include "fs/vfs.h"
 #include "mm/kmalloc.h"
@@ -34,14 +35,11 @@ struct file *file_new(const struct file_ops *ops, void *priv, unsigned flags)
 
 void file_get(struct file *f)
 {
-	f->refs++;
+	__atomic_fetch_add(&f->refs, 1, __ATOMIC_RELAXED);
 }
 
-void file_put(struct file *f)
+static void release(struct file *f)
 {
-	assert(f->refs > 0);
-	if (--f->refs)
-		return;
 	if (f->epoll_items)
 		epoll_file_released(f);
 	if (f->ops->release)
@@ -55,6 +53,60 @@ void file_put(struct file *f)
 	files_open--;
 	if (!pool_free(&file_pool, f))
 		kfree(f);
+}
+
+/* Acquire: the last holder sees every other holder's use of f. */
+static bool put_last(struct file *f)
+{
+	int left = __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL);
+
+	assert(left >= 0);
+	return !left;
+}
+
+void file_put(struct file *f)
+{
+	if (put_last(f))
+		release(f);
+}
+
+void file_put_unlocked(struct file *f)
+{
+	if (!put_last(f))
+		return;
+	kernel_lock();
+	release(f);
+	kernel_unlock();
+}
+
+struct file *fd_get_file(struct fd_table *t, unsigned int fd)
+{
+	if (fd >= NR_FDS)
+		return NULL;
+	uint64_t flags = spin_lock_irqsave(&t->lock);
+	struct file *f = t->file[fd];
+	if (f)
+		file_get(f);
+	spin_unlock_irqrestore(&t->lock, flags);
+	return f;
+}
+
+/* A table no other task shares has no lockless reader but its own task,
+ * which is here: its slots change without the lock (open and close stay
+ * issue 18's figures). */
+struct file *fd_set_file(struct fd_table *t, unsigned int fd, struct file *f)
+{
+	struct file *old = t->file[fd];
+
+	if (t->refs == 1) {
+		t->file[fd] = f;
+		return old;
+	}
+	uint64_t flags = spin_lock_irqsave(&t->lock);
+	old = t->file[fd];
+	t->file[fd] = f;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return old;
 }
 
 int fd_unused(struct fd_table *t, int min)
@@ -77,7 +129,7 @@ int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec)
 
 	assert(f);
 	if (fd >= 0) {
-		t->file[fd] = f;
+		fd_set_file(t, fd, f);
 		t->cloexec[fd] = cloexec;
 	}
 	return fd;
@@ -89,7 +141,7 @@ int fd_close(struct fd_table *t, unsigned int fd)
 
 	if (!f)
 		return -EBADF;
-	t->file[fd] = NULL;
+	fd_set_file(t, fd, NULL);
 	if ((int)fd < t->next_fd)
 		t->next_fd = fd;
 	file_put(f);
@@ -107,8 +159,10 @@ struct fd_table *fd_table_new(void)
 {
 	struct fd_table *t = kzalloc(sizeof(*t));
 
-	if (t)
+	if (t) {
 		t->refs = 1;
+		t->lock = (struct spinlock)SPINLOCK_INIT("descriptor table");
+	}
 	return t;
 }
 

@@ -1,6 +1,7 @@
 /* Open files and the per-process descriptor table. */
 #pragma once
 #include "kernel.h"
+#include "spinlock.h"
 #include <asm-generic/fcntl.h>
 
 struct file;
@@ -40,7 +41,8 @@ struct file_ops {
 struct file {
 	const struct file_ops *ops;
 	void *priv;
-	int refs;		/* descriptors (and mappings) that hold it */
+	int refs;		/* descriptors, mappings and lockless readers that hold
+				 * it; changed atomically (fd_get_file's readers) */
 	unsigned flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND, O_ASYNC */
 	struct inode *inode;	/* the node it was opened on; NULL for perf and anon files */
 	struct inode *dir;	/* where inode was found, and its name there (not for */
@@ -60,6 +62,10 @@ struct fd_table {
 	uint8_t cloexec[NR_FDS];
 	int refs;		/* tasks sharing it (CLONE_FILES) */
 	int next_fd;		/* no free descriptor below it (Linux's next_fd) */
+	/* file[]'s changes (fd_set_file) against the lookups of readers
+	 * without the kernel lock (fd_get_file): a file a slot loses is put
+	 * only after they have their reference. */
+	struct spinlock lock;
 };
 
 /* An empty table / a copy of one (each file one reference more), refs 1. */
@@ -85,6 +91,9 @@ static inline bool file_writable(const struct file *f)
 }
 void file_get(struct file *f);
 void file_put(struct file *f);
+/* The same without the kernel lock: the last reference takes it to
+ * release the file. */
+void file_put_unlocked(struct file *f);
 
 /* The lowest free descriptor >= min, left free (Linux's get_unused_fd: a
  * syscall that must number its file before making it); -EMFILE if none. */
@@ -92,11 +101,18 @@ int fd_unused(struct fd_table *t, int min);
 /* Install f at the lowest free descriptor >= min; -EMFILE if none. The table
  * takes over the caller's reference. */
 int fd_install(struct fd_table *t, struct file *f, int min, bool cloexec);
-/* The file behind fd, or NULL (EBADF). No reference is taken. */
+/* The file behind fd, or NULL (EBADF). No reference is taken: under the
+ * kernel lock, or from the table's only task. */
 static inline struct file *fd_get(struct fd_table *t, unsigned int fd)
 {
 	return fd < NR_FDS ? t->file[fd] : NULL;
 }
+/* The same with a reference (file_put_unlocked), without the kernel lock
+ * while other tasks share t: Linux's fdget on a shared table. */
+struct file *fd_get_file(struct fd_table *t, unsigned int fd);
+/* Put f in slot fd (NULL: empty it); the old file, whose reference the
+ * caller takes over. Kernel lock held. */
+struct file *fd_set_file(struct fd_table *t, unsigned int fd, struct file *f);
 int fd_close(struct fd_table *t, unsigned int fd);
 void fd_close_all(struct fd_table *t);
 /* epoll.c: f's last reference is going: it leaves every interest list. */

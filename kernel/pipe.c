@@ -412,7 +412,7 @@ long sys_pipe2(long ufds, long flags)
 	if ((err = fds[0] = fd_install(current->fds, r, 0, flags & O_CLOEXEC)) < 0)
 		goto fail;
 	if ((err = fds[1] = fd_install(current->fds, w, 0, flags & O_CLOEXEC)) < 0) {
-		current->fds->file[fds[0]] = NULL;
+		fd_set_file(current->fds, fds[0], NULL);
 		goto fail;
 	}
 	inode_put(n);

@@ -34,18 +34,26 @@ static struct file *get(long fd)
 
 /* read while the kernel lock is on (syscall.c's entry for it then): a
  * file whose read needs no kernel lock (a perf event's,
- * file_ops.lockless_read) is read without it while the descriptor table is
- * the caller's alone, so no other task can close the file meanwhile (as
- * Linux's fdget skips the reference then); any other read takes the lock. */
+ * file_ops.lockless_read) is read without it; any other read takes the
+ * lock. While the descriptor table is the caller's alone no other task can
+ * close the file meanwhile, so no reference is taken; while threads share
+ * it, the read holds one (fd_get_file), as Linux's fdget. */
 long sys_read_lockless(long fd, long ubuf, long n)
 {
-	struct file *f = current->fds->refs == 1 ? get(fd) : NULL;
+	struct fd_table *t = current->fds;
+	bool shared = READ_ONCE(t->refs) > 1;	/* only this task makes it more */
+	struct file *f = shared ? fd_get_file(t, (unsigned int)fd) : get(fd);
+	long ret;
 
-	if (f && f->ops->lockless_read && file_readable(f) && is_user_range(ubuf, n))
-		return f->ops->read(f, (char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT));
-	kernel_lock();
-	long ret = sys_read(fd, ubuf, n);
-	kernel_unlock();
+	if (f && f->ops->lockless_read && file_readable(f) && is_user_range(ubuf, n)) {
+		ret = f->ops->read(f, (char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT));
+	} else {
+		kernel_lock();
+		ret = sys_read(fd, ubuf, n);
+		kernel_unlock();
+	}
+	if (shared && f)
+		file_put_unlocked(f);
 	return ret;
 }
 
@@ -130,7 +138,7 @@ static long dup_to(struct file *f, long newfd, bool cloexec)
 	file_get(f);
 	if (t->file[newfd])
 		fd_close(t, newfd);
-	t->file[newfd] = f;
+	fd_set_file(t, newfd, f);
 	t->cloexec[newfd] = cloexec;
 	return newfd;
 }

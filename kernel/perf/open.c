@@ -192,7 +192,7 @@ open_event(struct perf_event *e, int pid, int cpu, int group_fd, unsigned long f
 	f->read_format = attr->read_format;
 	e->file = f;
 	e->owner = current;
-	current->fds->file[fd] = f;
+	fd_set_file(current->fds, fd, f);
 	current->fds->cloexec[fd] = !!(flags & PERF_FLAG_FD_CLOEXEC);
 	perf_install_in_context(ctx, e);
 	if (perf_attr_persistent(attr))
