@@ -313,9 +313,9 @@ static void on_tick(struct timer *t, struct pt_regs *regs)
 
 /* Moves a waiting task of from's queue (runnable, not running there) whose mask
  * allows to, its virtual runtime keeping its distance from its queue's least;
- * whether one moved. One run queue lock at a time (move_to's too): the kernel
- * lock keeps the queues as they are between them. */
-static bool move_waiting(int from, const struct task *running, int to)
+ * returns it, NULL if none. One run queue lock at a time (move_to's too): the
+ * kernel lock keeps the queues as they are between them. */
+static struct task *move_waiting(int from, const struct task *running, int to)
 {
 	struct rq *rq = cpu_rq(from);
 	struct task *t;
@@ -325,11 +325,11 @@ static bool move_waiting(int from, const struct task *running, int to)
 		if (t != running && t->state == TASK_RUNNING && (t->cpus_allowed & BIT_ULL(to)))
 			break;
 	spin_unlock(&rq->lock);
-	if (!t)
-		return false;
-	t->vruntime_offset += cpu_rq(to)->min_vruntime - rq->min_vruntime;
-	move_to(t, to);
-	return true;
+	if (t) {
+		t->vruntime_offset += cpu_rq(to)->min_vruntime - rq->min_vruntime;
+		move_to(t, to);
+	}
+	return t;
 }
 
 /* Linux's two simplest balancing cases, a CPU with work waiting beside an idle
@@ -357,15 +357,16 @@ static void balance(struct task *prev)
  * nothing and whose tasks take turns keeps them all on the CPU they started
  * on (no tick there, so no balance), no other CPU has a task of it to block,
  * and it still runs as with one CPU. */
-static bool pull(void)
+static struct task *pull(void)
 {
-	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+	struct task *t = NULL;
+
+	for (int cpu = 0; cpu < nr_cpus && !t; cpu++) {
 		struct task *running = READ_ONCE(cpus[cpu]->curr);
-		if (cpu != smp_processor_id() && running &&
-		    move_waiting(cpu, running, smp_processor_id()))
-			return true;
+		if (cpu != smp_processor_id() && running)
+			t = move_waiting(cpu, running, smp_processor_id());
 	}
-	return false;
+	return t;
 }
 
 /* The tick runs only while another task of this CPU waits for it. */
@@ -470,8 +471,10 @@ void schedule(void)
 			   prev->state == TASK_RUNNING;
 	rq->wakeup_pending = rq->rotate = rq->balance = false;
 	struct task *next = wakeup_only ? preempting_sleeper(prev, &nr) : pick_next(prev, &nr);
-	if (!next && nr_cpus > 1 && pull())
-		next = pick_next(prev, &nr);
+	if (!next && nr_cpus > 1) {
+		next = pull();	/* then the one task here that can run */
+		nr = next != NULL;
+	}
 	arm_tick(nr);
 	if (next != prev)
 		switch_to(prev, next);
