@@ -10,11 +10,14 @@
  * (below), not by a wake-up nobody waited for.
  *
  * Placement is stay-local: a new task starts on its creator's CPU when its
- * mask allows it (else on the allowed CPU with the fewest tasks), and a task
- * moves only when its mask (sched_setaffinity) leaves its CPU. Measurement
- * first: a program that asks for no CPU runs as it does with one CPU, the
- * same counts and no migrations, and one that wants its threads apart pins
- * them.
+ * mask allows it (else on the allowed CPU with the fewest tasks). A task
+ * moves when its mask (sched_setaffinity) leaves its CPU, or when it waits
+ * beside a running task while another CPU idles: that CPU's tick hands it
+ * over (balance), or a CPU about to go idle takes it (pull). Measurement
+ * first: only a waiting task moves, so a task alone on its CPU is never
+ * moved, and a program whose tasks take turns (a parent waiting for its
+ * child, a pipe's two ends) runs as with one CPU, the same counts and no
+ * migrations; one that wants its threads apart pins them.
  *
  * Locks: the kernel lock (kernel_lock.c) is held through everything here,
  * as by every caller; inside it, tasklist_lock guards the task list's
@@ -308,33 +311,62 @@ static void on_tick(struct timer *t, struct pt_regs *regs)
 	user_work_resched(true);
 }
 
-/* Simple balancing, from the tick: the tick runs only while two tasks of
- * this CPU can run, so a task alone on its CPU is never balanced (nor
- * interrupted for it). One waiting task (not prev, which runs) goes to the
- * first idle CPU its mask allows; its virtual runtime keeps its distance
- * from its queue's least. Linux balances from the tick too, and from the
- * idle CPUs; this is its simplest case: a CPU with work waiting beside an
- * idle one. */
+/* Moves a waiting task of from's queue (runnable, not running there) whose mask
+ * allows to, its virtual runtime keeping its distance from its queue's least;
+ * returns it, NULL if none. One run queue lock at a time (move_to's too): the
+ * kernel lock keeps the queues as they are between them. */
+static struct task *move_waiting(int from, const struct task *running, int to)
+{
+	struct rq *rq = cpu_rq(from);
+	struct task *t;
+
+	spin_lock(&rq->lock);
+	for (t = rq->queue; t; t = t->rq_next)
+		if (t != running && t->state == TASK_RUNNING && (t->cpus_allowed & BIT_ULL(to)))
+			break;
+	spin_unlock(&rq->lock);
+	if (t) {
+		t->vruntime_offset += cpu_rq(to)->min_vruntime - rq->min_vruntime;
+		move_to(t, to);
+	}
+	return t;
+}
+
+/* Linux's two simplest balancing cases, a CPU with work waiting beside an idle
+ * one. From the tick: the tick runs only while two tasks of this CPU can run,
+ * so a task alone on its CPU is never balanced (nor interrupted for it). One
+ * waiting task (not prev, which runs) goes to the first idle CPU its mask
+ * allows. */
 static void balance(struct task *prev)
 {
-	struct rq *rq = this_rq();
-
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		if (cpu == smp_processor_id() || READ_ONCE(cpus[cpu]->curr) ||
 		    queue_has(cpu, TASK_RUNNING))	/* its idle loop is about to run it */
 			continue;
-		struct task *t;
-		spin_lock(&rq->lock);
-		for (t = rq->queue; t; t = t->rq_next)
-			if (t != prev && t->state == TASK_RUNNING && (t->cpus_allowed & BIT_ULL(cpu)))
-				break;
-		spin_unlock(&rq->lock);
-		if (!t)
-			continue;
-		t->vruntime_offset += cpu_rq(cpu)->min_vruntime - rq->min_vruntime;
-		move_to(t, cpu);
-		return;
+		if (move_waiting(smp_processor_id(), prev, cpu))
+			return;
 	}
+}
+
+/* And newly idle (Linux's newidle balance): this CPU's task blocked or exited
+ * and nothing else here can run, so it takes one waiting task from the first
+ * CPU that has one beside its running task (another CPU's curr changes only
+ * under the kernel lock, held here). A task alone on its CPU is never taken
+ * (an idle CPU's waiting task is its idle loop's). So a pull needs a task that
+ * waits on one CPU while a task of another blocks: a program that pins
+ * nothing and whose tasks take turns keeps them all on the CPU they started
+ * on (no tick there, so no balance), no other CPU has a task of it to block,
+ * and it still runs as with one CPU. */
+static struct task *pull(void)
+{
+	struct task *t = NULL;
+
+	for (int cpu = 0; cpu < nr_cpus && !t; cpu++) {
+		struct task *running = READ_ONCE(cpus[cpu]->curr);
+		if (cpu != smp_processor_id() && running)
+			t = move_waiting(cpu, running, smp_processor_id());
+	}
+	return t;
 }
 
 /* The tick runs only while another task of this CPU waits for it. */
@@ -439,6 +471,10 @@ void schedule(void)
 			   prev->state == TASK_RUNNING;
 	rq->wakeup_pending = rq->rotate = rq->balance = false;
 	struct task *next = wakeup_only ? preempting_sleeper(prev, &nr) : pick_next(prev, &nr);
+	if (!next && nr_cpus > 1) {
+		next = pull();	/* then the one task here that can run */
+		nr = next != NULL;
+	}
 	arm_tick(nr);
 	if (next != prev)
 		switch_to(prev, next);
