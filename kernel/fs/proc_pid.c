@@ -352,13 +352,16 @@ static int comm_show(const struct proc_node *n, struct seq *s)
 	return 0;
 }
 
-/* Linux's comm_write: the first TASK_COMM_LEN - 1 bytes, a newline kept. */
+/* Linux's comm_write: the first TASK_COMM_LEN - 1 bytes, a newline kept;
+ * only of the writer's own process (EINVAL). */
 static long comm_store(const struct proc_node *n, const char *buf, size_t len)
 {
 	struct task *t = task_of(n);
 
 	if (!t)
 		return -ESRCH;
+	if (t->tgid != current->tgid)
+		return -EINVAL;
 	task_set_comm(t, buf, MIN(len, (size_t)TASK_COMM_LEN - 1));
 	return len;
 }

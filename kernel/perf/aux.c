@@ -7,8 +7,9 @@
  * perf_aux_output_end with interrupts off. AUX data goes where the hardware
  * puts it, at the head, so a second writer inside the first's begin..end
  * would write over it: such a begin is refused and counted, never allowed
- * (Linux WARNs). On one CPU with interrupts off only a driver bug, or the
- * self-test that forces it, can try.
+ * (Linux WARNs). Its writers are the data ring's, on one CPU (ring.c), and
+ * with interrupts off only a driver bug, or the self-test that forces it,
+ * can try.
  *
  * Ordering against the reader, as for the data ring (ring.c):
  *

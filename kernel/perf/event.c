@@ -718,13 +718,26 @@ void perf_event_fold_remote(struct perf_event *e)
 	smp_call_function_single(e->oncpu, fold_here, e);
 }
 
-/* Stable as ctx_elsewhere: the caller holds the kernel lock, so e stays on
- * the PMU it is on. */
+/* The CPU other than this one where e's PMU state and its ring's writers
+ * are, else -1: where e is active; else the CPU e is bound to, the only one
+ * where it counts and whose CPU-wide events may share its ring; else where
+ * its context runs (ctx_elsewhere: its task is current there). Stable as
+ * ctx_elsewhere: the caller holds the kernel lock, so e stays on the PMU it
+ * is on and its task where it is. */
+static int event_elsewhere(const struct perf_event *e)
+{
+	int cpu = e->state == PERF_EVENT_STATE_ACTIVE ? READ_ONCE(e->oncpu) : e->cpu;
+
+	if (cpu < 0)
+		return ctx_elsewhere(e->ctx);
+	return cpu != smp_processor_id() ? cpu : -1;
+}
+
 void perf_event_call(struct perf_event *e, void (*fn)(void *arg), void *arg)
 {
-	int cpu = READ_ONCE(e->oncpu);
+	int cpu = event_elsewhere(e);
 
-	if (e->state == PERF_EVENT_STATE_ACTIVE && cpu >= 0 && cpu != smp_processor_id())
+	if (cpu >= 0)
 		smp_call_function_single(cpu, fn, arg);
 	else
 		fn(arg);
@@ -744,8 +757,9 @@ void perf_event_flush(struct perf_event *e)
 	perf_event_call(e, flush_here, e);
 }
 
-void perf_event_reset(struct perf_event *e)
+static void reset_here(void *arg)
 {
+	struct perf_event *e = arg;
 	uint64_t flags = irq_save();
 
 	perf_event_fold(e);	/* the counter in; the times go on */
@@ -753,6 +767,26 @@ void perf_event_reset(struct perf_event *e)
 	if (unlikely(e->rb))
 		perf_event_update_userpage(e);
 	irq_restore(flags);
+}
+
+/* With a control page, on its writers' CPU (perf_event_call): its seqlock
+ * is a plain count, which one CPU's writers share by nesting only. */
+void perf_event_reset(struct perf_event *e)
+{
+	if (unlikely(e->rb))
+		perf_event_call(e, reset_here, e);
+	else
+		reset_here(e);
+}
+
+static void update_userpage_here(void *arg)
+{
+	perf_event_update_userpage(arg);
+}
+
+void perf_event_update_userpage_there(struct perf_event *e)
+{
+	perf_event_call(e, update_userpage_here, e);
 }
 
 void perf_event_exit_task(struct task *t)

@@ -89,7 +89,8 @@ int rb_alloc_aux(struct perf_buffer *rb, struct perf_event *e, uint64_t pgoff,
 		 uint64_t nr_pages, uint64_t watermark, bool overwrite);
 /* More AUX pages than this (4 GiB) are -ENOMEM before any is allocated. */
 #define AUX_MAX_PAGES	(1ull << 20)
-/* Drop a reference to rb's AUX area; the last frees it (free_aux first). */
+/* Drop a reference to rb's AUX area; the last frees it (free_aux first).
+ * On the CPU of its writers (their count), or once rb has no user. */
 void rb_put_aux(struct perf_buffer *rb);
 /* Send e's records to rb (NULL: nowhere); -ENOMEM. */
 int rb_attach(struct perf_event *e, struct perf_buffer *rb);
@@ -192,10 +193,14 @@ static inline void perf_event_read_count(struct perf_event *e)
 	perf_event_fold(e);
 	irq_restore(flags);
 }
-/* fn(arg) on the CPU whose PMU has e, by IPI from another, or here while e
- * is on no PMU (Linux's event_function_call for one event); kernel lock
- * held. */
+/* fn(arg) on the CPU whose PMU has e, else on the CPU e is bound to, else
+ * where its task is current, by IPI from another; here when none of these
+ * is another CPU (Linux's event_function_call for one event). There fn is
+ * the only writer of e's ring and control page, beside the ones it
+ * interrupts (ring.c). Kernel lock held. */
 void perf_event_call(struct perf_event *e, void (*fn)(void *arg), void *arg);
+/* perf_event_update_userpage there: from process context (mmap). */
+void perf_event_update_userpage_there(struct perf_event *e);
 /* The PMU's flush, on the CPU whose PMU has e. */
 void perf_event_flush(struct perf_event *e);
 /* inherit.c: fn(c, arg) for each live copy of e (all of an original's copies,

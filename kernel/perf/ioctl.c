@@ -136,19 +136,21 @@ static long set_output(struct perf_event *e, unsigned long arg)
 	return perf_event_set_output(e, out);
 }
 
-/* ioctl() of an event's file: RESET of one event, the common case, first
- * (process context, interrupts on: off around the PMU's read, as
- * perf_event_reset does). */
+/* ioctl() of an event's file: RESET of one event without a ring, the
+ * common case, first (process context, interrupts on: off around the PMU's
+ * read, as perf_event_reset does). */
 long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 {
 	struct perf_event *e = f->priv;
 
 	if (likely(cmd == PERF_EVENT_IOC_RESET && !(arg & PERF_IOC_FLAG_GROUP))) {
+		if (unlikely(e->rb)) {
+			perf_event_reset(e);	/* its control page, where it is written */
+			return 0;
+		}
 		cli();
 		perf_event_fold(e);	/* the counter in; the times go on */
 		e->count = 0;
-		if (unlikely(e->rb))
-			perf_event_update_userpage(e);
 		sti();
 		return 0;
 	}

@@ -97,17 +97,24 @@ static struct rb_user *rb_user_of(struct perf_buffer *rb, const struct perf_even
 	return NULL;
 }
 
-/* Writers (interrupts, NMIs) find the buffer through e->rb only, and
- * finish before the code they interrupted goes on: once no event points
- * at the buffer, nothing can be writing it. */
+/* On the CPU of e's writers (perf_event_call). They find the buffer through
+ * e->rb only and write with interrupts off, or in an NMI that finishes
+ * before the code it interrupted goes on: once e->rb is NULL there, none of
+ * them is inside the buffer or can enter it. */
+static void rb_unpoint(void *arg)
+{
+	WRITE_ONCE(((struct perf_event *)arg)->rb, NULL);
+}
+
+/* Once no event points at the buffer, nothing can be writing it. */
 static void rb_detach(struct perf_event *e)
 {
 	struct perf_buffer *rb = e->rb;
 
 	if (!rb)
 		return;
+	perf_event_call(e, rb_unpoint, e);
 	uint64_t flags = irq_save();
-	WRITE_ONCE(e->rb, NULL);
 	struct rb_user **link = &rb->users, *u;
 	while ((u = *link)->e != e)
 		link = &u->next;
@@ -271,6 +278,19 @@ static bool is_aux_vma(const struct perf_buffer *rb, const struct vma *vma)
 	return rb->aux && vma->pgoff == rb->aux->pgoff;
 }
 
+static void put_aux_here(void *rb)
+{
+	rb_put_aux(rb);
+}
+
+/* The AUX area's mappings' hold on it, dropped where its writers are (the
+ * buffer's users', e's among them: perf_event_call): they write with
+ * interrupts off, so none is inside it there, and its count is theirs. */
+static void put_aux(struct perf_event *e, struct perf_buffer *rb)
+{
+	perf_event_call(e, put_aux_here, rb);
+}
+
 /* A mapping of e's file never outlives e (it holds the file), and e keeps
  * the buffer it maps: SET_OUTPUT is refused while e maps one. The AUX
  * area's mappings count as mappings of the buffer too (Linux's
@@ -282,10 +302,9 @@ static void perf_vma_close(struct vma *vma)
 	struct perf_buffer *rb = e->rb;
 	struct rb_user *u = rb_user_of(rb, e);
 
-	/* The AUX area's last mapping frees it; its writers run with
-	 * interrupts off and are done. */
+	/* The AUX area's last mapping frees it. */
 	if (is_aux_vma(rb, vma) && !--rb->aux->mmap_count)
-		rb_put_aux(rb);
+		put_aux(e, rb);
 
 	if (--u->mmap_count) {
 		rb->mmap_count--;
@@ -376,7 +395,7 @@ static long perf_mmap_aux(struct file *f, struct vma *vma)
 	}
 	if (map_pages(vma, 0, rb->aux->phys, nr_pages)) {
 		if (fresh)
-			rb_put_aux(rb);
+			put_aux(e, rb);	/* a writer may have found it already */
 		return -ENOMEM;
 	}
 	rb->aux->mmap_count++;
@@ -421,7 +440,7 @@ long perf_mmap(struct file *f, struct vma *vma)
 		return -ENOMEM;
 	}
 	vma_mapped(f, vma);
-	perf_event_update_userpage(e);
+	perf_event_update_userpage_there(e);
 	return 0;
 }
 
@@ -434,6 +453,11 @@ long perf_event_set_output(struct perf_event *e, struct perf_event *out)
 
 	if (e->rb && rb_user_of(e->rb, e)->mmap_count)
 		return -EINVAL;		/* can't redirect an active mmap() */
+	/* pmuos: nor an inherited task's event, as perf_mmap refuses to map
+	 * one: its copies in other tasks would write the ring from other CPUs
+	 * at once (ring.c). Linux 6.1 lets it through. */
+	if (out && e->cpu == -1 && e->attr.inherit)
+		return -EINVAL;
 	if (out) {
 		rb = out->rb;
 		if (!rb || !rb->mmap_count)

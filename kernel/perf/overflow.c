@@ -14,8 +14,10 @@
  * Per CPU, as Linux's irq_work and its per-CPU throttling: each CPU's
  * overflows go on its own lists, which only that CPU walks (its NMI, its
  * self-IPI, its unthrottle timer), so the one-CPU argument above holds on
- * each; the work runs on the CPU (and beside the task) that overflowed. An
- * event names the CPU whose lists hold it, and is unlinked there. */
+ * each; the work runs on the CPU (and beside the task) that overflowed,
+ * but an unthrottling runs where the event's context runs by then, which
+ * writes its ring (ring.c). An event names the CPU whose lists hold it, and
+ * is unlinked there. */
 #include "internal.h"
 #include "../clock.h"
 #include "../apic.h"
@@ -110,16 +112,26 @@ int perf_set_max_sample_rate(unsigned long rate)
 
 /* ---- throttling ---- */
 
-/* A task's event may have moved on to another CPU since it was throttled
- * here: its counter is there. */
-static void start_here(void *arg)
+/* Where e's context runs (perf_event_call): the UNTHROTTLE record beside
+ * the other writers of e's ring, and the counter restarted on its PMU. A
+ * task's event may have moved on since it was throttled here; its task's
+ * other events, or its own samples, may be writing the ring there. */
+static void unthrottle_here(void *arg)
 {
 	struct perf_event *e = arg;
 
+	if (e->hw.interrupts != MAX_INTERRUPTS)
+		return;
+	e->hw.interrupts = 0;
+	perf_log_throttle(e, true);
 	if (e->state == PERF_EVENT_STATE_ACTIVE && e->oncpu == smp_processor_id())
 		e->pmu->start(e, 0);	/* the counter was kept: seed 004 */
 }
 
+/* The timer of the CPU that throttled: its list is its own (the NMI pushes
+ * onto it); each event is off it before it is unthrottled elsewhere, so a
+ * new throttle there pushes it onto that CPU's list. Interrupt context,
+ * kernel lock held (traps.c): perf_event_call's answer holds. */
 static void unthrottle(struct timer *t, struct pt_regs *regs)
 {
 	struct overflow_cpu *ov = this_ov();
@@ -130,16 +142,8 @@ static void unthrottle(struct timer *t, struct pt_regs *regs)
 		next = e->throttled_next;
 		e->throttled_next = NULL;
 		e->throttled_queued = false;
-		if (e->hw.interrupts != MAX_INTERRUPTS)
-			continue;
-		e->hw.interrupts = 0;
-		perf_log_throttle(e, true);
-		if (e->state != PERF_EVENT_STATE_ACTIVE)
-			continue;
-		if (e->oncpu == smp_processor_id())
-			start_here(e);
-		else
-			smp_call_function_single(e->oncpu, start_here, e);
+		if (e->hw.interrupts == MAX_INTERRUPTS)
+			perf_event_call(e, unthrottle_here, e);
 	}
 }
 

@@ -137,7 +137,7 @@ struct perf_event {
 	int refs;
 	struct hw_perf_event hw;
 	uint64_t count;			/* drivers add deltas here */
-	int cpu;			/* perf_event_open's cpu: -1 or 0 */
+	int cpu;			/* perf_event_open's: -1, or the one CPU it counts on */
 	int target_pid;			/* the task it follows; 0: CPU-wide */
 
 	struct perf_event *sibling_next;	/* the leader's siblings, in order */
@@ -183,7 +183,9 @@ void perf_pmu_unregister(struct pmu *pmu);
 /* The registered PMUs, in registration order (sysfs walks them). */
 extern struct pmu *perf_pmus;
 /* Refresh the event's mmap control page (index, offset, time fields), if
- * it has a buffer: the test inline, as most events have none. */
+ * it has a buffer: the test inline, as most events have none. On the CPU
+ * where e counts or would (perf_event_call from another): the page's
+ * seqlock is a plain count, shared by nested writers only (ring.c). */
 void __perf_event_update_userpage(struct perf_event *e);
 static inline void perf_event_update_userpage(struct perf_event *e)
 {

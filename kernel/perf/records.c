@@ -63,19 +63,30 @@ void perf_output_record(struct perf_event *e, void *body, unsigned size)
 typedef bool (*sb_match)(const struct perf_event *e, const void *arg);
 typedef void (*sb_output)(struct perf_event *e, const void *arg);
 
-/* perf_iterate_sb: the CPU context's events, then t's, leaders and
- * siblings, that are not off or in error (perf_iterate_ctx). Interrupts
- * stay off so that rotation cannot reorder a list under the walk. */
+/* perf_iterate_ctx's filter: not off or in error, and not bound to another
+ * CPU (Linux's event_filter_match). A task's event bound to CPU 1 takes no
+ * record written on CPU 0: it counts only on CPU 1, and its ring may be
+ * CPU 1's events' too, which CPU 1 writes meanwhile (ring.c). */
+static bool sb_wants(const struct perf_event *e, sb_match match, const void *arg)
+{
+	return e->state >= PERF_EVENT_STATE_INACTIVE && match(e, arg) &&
+	       (e->cpu < 0 || e->cpu == smp_processor_id());
+}
+
+/* perf_iterate_sb: the CPU context's events, then those of t, which runs
+ * here (the current task, or one being switched in or out), leaders and
+ * siblings. Interrupts stay off so that rotation cannot reorder a list
+ * under the walk. */
 static void for_each_sb_event(struct task *t, sb_match match, sb_output output, const void *arg)
 {
 	uint64_t flags = irq_save();
 
 	for_each_context(ctx, t) {
 		for (struct perf_event *g = ctx->groups; g; g = g->ctx_next) {
-			if (g->state >= PERF_EVENT_STATE_INACTIVE && match(g, arg))
+			if (sb_wants(g, match, arg))
 				output(g, arg);
 			for_each_sibling(s, g)
-				if (s->state >= PERF_EVENT_STATE_INACTIVE && match(s, arg))
+				if (sb_wants(s, match, arg))
 					output(s, arg);
 		}
 	}
@@ -115,11 +126,14 @@ static void comm_output(struct perf_event *e, const void *arg)
 	perf_output_record(e, &r, offsetof(typeof(r), comm) + ALIGN_UP(len + 1, 8));
 }
 
+/* To the renaming task's events, as Linux's perf_event_comm: a thread that
+ * writes /proc/PID/comm renames its leader, which may be running on
+ * another CPU, writing its own ring there. */
 void perf_event_comm(struct task *t, bool exec)
 {
 	struct comm_arg a = { t, exec };
 
-	for_each_sb_event(t, comm_match, comm_output, &a);
+	for_each_sb_event(current, comm_match, comm_output, &a);
 }
 
 /* ---- MMAP, MMAP2 ---- */

@@ -3,9 +3,29 @@
  * perf_output_copy fills it, perf_output_end publishes data_head and wakes
  * the reader; records dropped for want of room become a PERF_RECORD_LOST.
  *
- * Any context may write, NMIs included, and writers nest: a syscall's
- * record can be interrupted by the timer's, that by an NMI's, each
- * finishing before the one it interrupted goes on (one CPU). So:
+ * One CPU writes a ring at a time, as Linux's local_t writer assumes: the
+ * events of a ring all count on one CPU at a time, and every record is
+ * written on the CPU where its event counts or would:
+ *  - a ring is one event's (perf_mmap), and SET_OUTPUT joins events bound
+ *    to one CPU, or, bound to none, of one task (ioctl.c's set_output,
+ *    open.c's FD_OUTPUT). An inherited task event, whose copies run in
+ *    other tasks, is neither mapped (perf_mmap) nor redirected
+ *    (perf_event_set_output: pmuos's own, Linux 6.1 lets it through);
+ *  - samples and THROTTLE come from the overflow where the event is active;
+ *    side-band records from the current task, to its events and its CPU's,
+ *    not to those bound to another CPU (records.c); AUX ones from the
+ *    tracer where it traces (aux.c);
+ *  - what another CPU starts runs where the event's context does
+ *    (perf_event_call, by IPI): the UNTHROTTLE of the throttling CPU's
+ *    timer (overflow.c), PERIOD, FLUSH, RESET's and mmap's control page,
+ *    and an event letting go of the buffer before it is freed (mmap.c's
+ *    rb_detach) or of its AUX area (put_aux). Where no CPU runs it (its
+ *    task off every CPU, kept so by the kernel lock the caller holds)
+ *    nobody else writes its ring.
+ * The kernel lock alone would not do: the PMU's NMI writes without it.
+ * On that CPU writers nest: a syscall's record can be interrupted by the
+ * timer's, that by an NMI's, each finishing before the one it interrupted
+ * goes on. So:
  *  - rb->head is advanced by a compare-and-exchange: a plain load and
  *    store would lose the reservation of a writer that ran in between;
  *  - counters (lost, wakeup, events) change by single read-modify-write
@@ -13,8 +33,11 @@
  *  - rb->nest counts the writers inside begin..end; a nested writer
  *    returns it to the value it found, so a plain increment does, and only
  *    the outermost end publishes data_head (Linux's perf_output_put_handle).
+ *    Writers on two CPUs would not nest: the outermost could publish
+ *    another's record half written, and nest would lose counts.
  *
- * Ordering against the reader (include/uapi/linux/perf_event.h):
+ * The reader runs on any CPU, beside the writer (include/uapi/linux/
+ * perf_event.h):
  *
  *	kernel				user
  *	if (LOAD data_tail) {		LOAD data_head
@@ -27,8 +50,7 @@
  * (A) is the control dependency of the space check on data_tail. On x86
  * (TSO) stores become visible in program order and no store passes an
  * earlier load, so (B), like (A), only needs the compiler kept from
- * reordering: barrier(). With one CPU the reader never even runs beside
- * the writer; the barriers keep the ABI right for SMP. */
+ * reordering: barrier(). */
 #include "internal.h"
 #include "layout.h"
 #include "../apic.h"

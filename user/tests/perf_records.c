@@ -3,6 +3,9 @@
 #include "ktap.h"
 #include "perf.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -154,6 +157,75 @@ TEST(comm_on_rename)
 	prctl(PR_SET_NAME, old);
 	perf_ring_unmap(pc);
 	close(fd);
+}
+
+static int rename_go[2];
+static volatile int renamer_tid;
+
+static long write_text(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	long n = fd < 0 ? -1 : write(fd, s, strlen(s));
+
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+static void *rename_the_leader(void *arg)
+{
+	char c, path[32];
+
+	(void)arg;
+	renamer_tid = (int)syscall(SYS_gettid);
+	if (read(rename_go[0], &c, 1) != 1)
+		return (void *)1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getpid());
+	return write_text(path, "by-a-thread") == 11 ? NULL : (void *)2;
+}
+
+/* Linux writes COMM to the renaming task's events (and the CPU's), whichever task it renames:
+ * a thread writing /proc/PID/comm renames its leader, and the record (the leader's pid and tid,
+ * the thread's trailer) goes to the thread's event, not to the leader's, which may be writing
+ * its ring on another CPU meanwhile. Another process's comm is EINVAL. */
+TEST(comm_of_the_leader_renamed_by_a_thread)
+{
+	char old[16] = "", now[16] = "", path[32];
+	uint64_t pos = 0;
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(prctl(PR_GET_NAME, old), 0);
+	ASSERT_EQ(pipe(rename_go), 0);
+	renamer_tid = 0;
+	ASSERT_EQ(pthread_create(&th, NULL, rename_the_leader, NULL), 0);
+	while (!renamer_tid)
+		sched_yield();
+	int leader = open_tracker((struct perf_event_attr){ .comm = 1 }, 0, -1);
+	int thread = open_tracker((struct perf_event_attr){ .comm = 1 }, renamer_tid, -1);
+	struct perf_event_mmap_page *pl = perf_ring_map(leader, 4), *pt = perf_ring_map(thread, 4);
+	ASSERT_EQ(write(rename_go[1], "x", 1), 1);
+	ASSERT_EQ(pthread_join(th, &ret), 0);
+	EXPECT_EQ(ret, NULL);
+	ASSERT_EQ(prctl(PR_GET_NAME, now), 0);
+	EXPECT_STREQ(now, "by-a-thread");
+	const struct comm_record *r = find_comm(pt, &pos, "by-a-thread");
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->pid, getpid());
+	EXPECT_EQ(r->tid, getpid());
+	EXPECT_EQ(record[4], (uint32_t)getpid() | (uint64_t)(uint32_t)renamer_tid << 32);
+	EXPECT_EQ(record[6], event_id(thread));
+	pos = 0;
+	EXPECT_FALSE(find_comm(pl, &pos, "by-a-thread"));
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	EXPECT_ERRNO(write_text(path, "not-mine"), EINVAL);
+	prctl(PR_SET_NAME, old);
+	perf_ring_unmap(pt);
+	perf_ring_unmap(pl);
+	close(thread);
+	close(leader);
+	close(rename_go[0]);
+	close(rename_go[1]);
 }
 
 /* Without sample_id_all a record ends with its own fields. */

@@ -403,6 +403,40 @@ TEST(set_output_redirects)
 }
 
 /*
+ * An inherited event of a task writes through its copies in the task's children, which run on
+ * other CPUs at once: perf_mmap refuses to map one (EINVAL) unless it is bound to a CPU, and
+ * pmuos refuses to redirect one into another event's ring too (SET_OUTPUT, FD_OUTPUT), as the
+ * ring's writers must all be on one CPU (kernel/perf/ring.c). Linux 6.1 lets these through.
+ * Bound to CPU 0 (all its copies count there only), it may.
+ */
+TEST(set_output_of_an_inherited_task_event)
+{
+	struct perf_event_attr attr = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	int ring = perf_open(&attr, 0, -1, -1, 0), ring0 = perf_open(&attr, 0, 0, -1, 0);
+	ASSERT_GE(ring, 0);
+	ASSERT_GE(ring0, 0);
+	struct perf_event_mmap_page *pc = map_ring(ring, 1, PROT_READ | PROT_WRITE);
+	struct perf_event_mmap_page *pc0 = map_ring(ring0, 1, PROT_READ | PROT_WRITE);
+	attr.inherit = 1;
+	int task = perf_open(&attr, 0, -1, -1, 0), bound = perf_open(&attr, 0, 0, -1, 0);
+	ASSERT_GE(task, 0);
+	ASSERT_GE(bound, 0);
+	EXPECT_ERRNO(mmap(NULL, 2 * PERF_PAGE, PROT_READ, MAP_SHARED, task, 0), EINVAL);
+	EXPECT_EQ(perf_ioctl(bound, PERF_EVENT_IOC_SET_OUTPUT, ring0), 0);
+	if (ktap_on_pmuos()) {
+		EXPECT_ERRNO(perf_ioctl(task, PERF_EVENT_IOC_SET_OUTPUT, ring), EINVAL);
+		EXPECT_ERRNO(perf_open(&attr, 0, -1, ring, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP),
+			     EINVAL);
+	}
+	close(bound);
+	close(task);
+	unmap_ring(pc0, 1);
+	unmap_ring(pc, 1);
+	close(ring0);
+	close(ring);
+}
+
+/*
  * PAUSE_OUTPUT: while paused, records are dropped and counted as lost, then reported by a
  * PERF_RECORD_LOST. Pausing a redirected event pauses the ring it writes to.
  */

@@ -12,11 +12,14 @@
 #include <asm/perf_regs.h>
 #include <linux/hw_breakpoint.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <pmuos/perf_ext.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -352,7 +355,8 @@ static void *spin_on_cpu_1(void *arg)
 TEST(period_of_an_event_active_on_another_cpu)
 {
 	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	struct { struct perf_event_header h; uint32_t pid, tid; } s;
+	/* Room for a THROTTLE record too (without icount pmuos has throttled it). */
+	struct { struct perf_event_header h; uint32_t pid, tid; uint64_t more[3]; } s;
 	uint64_t pos = 0, period = 100000;	/* ns */
 	struct timespec nap = { 0, 2000000 };
 	pthread_t th;
@@ -540,4 +544,360 @@ TEST(persistent_event_on_cpu_1)
 	EXPECT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ATTACH, 0), 0);
 	close(fd);
 	EXPECT_ERRNO(perf_open(&r, -1, 1, -1, 0), ENOENT);	/* gone with its last fd */
+}
+
+/* ---- a ring's writers: one CPU at a time ---- */
+
+#define MAX_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+#define LOW_RATE "1000"		/* 4 samples a 4 ms window (a tick of Linux's HZ=250) */
+#define WALK_ID (PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define MOVES 6
+#define MAX_BURSTS 20000	/* each some 30,000 instructions: far more than a window */
+
+/* The sample_id_all trailer of WALK_ID, at the end of every record but a sample. */
+struct walk_trailer {
+	uint32_t pid, tid, cpu, res;
+	uint64_t id;
+};
+
+/* A ring that the events of this task write, read as it fills: each record whole, of a type
+ * the events ask for, theirs, of this task; THROTTLE and UNTHROTTLE take turns for each event;
+ * and between the COMM records "onN" and "leaving" (the task renames itself once it has moved
+ * to CPU N, and before it moves on) every record was written on CPU N. */
+struct ring_walk {
+	struct perf_event_mmap_page *pc;
+	uint64_t pos, id[3];
+	int cpu;		/* between "onN" and "leaving": N, else -1 */
+	bool throttled[3];
+	unsigned records, bad, elsewhere, throttles[3], unthrottles[3];
+	unsigned throttles_here;	/* of the first event, since the last "onN" */
+};
+
+static int walk_event(const struct ring_walk *w, uint64_t id)
+{
+	for (int i = 0; i < 3; i++)
+		if (id && id == w->id[i])
+			return i;
+	return -1;
+}
+
+static void walk_bad(struct ring_walk *w, const char *what, const struct perf_event_header *h)
+{
+	if (w->bad++ < 5)
+		ktap_print("record %u at %llu: %s (type %u, size %u)", w->records,
+			   (unsigned long long)w->pos, what, h->type, h->size);
+}
+
+/* One record, copied whole into r (its size checked). */
+static void walk_record(struct ring_walk *w, uint64_t *r)
+{
+	const struct perf_event_header *h = (const void *)r;
+	struct walk_trailer t;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->size != 8 + sizeof(t)) {
+			walk_bad(w, "a sample's size", h);
+			return;
+		}
+		memcpy(&t, &r[2], 16);	/* IDENTIFIER first, then TID and CPU */
+		t.id = r[1];
+	} else {
+		if (h->size < 8 + sizeof(t)) {
+			walk_bad(w, "too short for its trailer", h);
+			return;
+		}
+		memcpy(&t, (const char *)r + h->size - sizeof(t), sizeof(t));
+	}
+	int i = walk_event(w, t.id);
+	if (i < 0) {
+		walk_bad(w, "not an event of the ring", h);
+		return;
+	}
+	/* While the task runs on CPU N, every record is written there, beside it. (As it moves,
+	 * off every CPU for a moment, an UNTHROTTLE may be written anywhere, beside the idle
+	 * loop: no other writer of the ring runs then. Linux writes it as the task comes in.) */
+	if (w->cpu >= 0 && (t.cpu != (uint32_t)w->cpu || t.tid != tid) && w->elsewhere++ < 5)
+		ktap_print("record %u (type %u) written on CPU %u beside task %u while the task "
+			   "ran on CPU %d", w->records, h->type, t.cpu, t.tid, w->cpu);
+	if (t.pid != (uint32_t)getpid() && t.pid != 0)
+		walk_bad(w, "another process's", h);
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+	case PERF_RECORD_LOST:
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE: {
+		bool throttle = h->type == PERF_RECORD_THROTTLE;
+		if (h->size != 32 + sizeof(t) || r[2] != t.id) {	/* time, id, stream_id */
+			walk_bad(w, "a throttle record's fields", h);
+			return;
+		}
+		if (w->throttled[i] == throttle)
+			walk_bad(w, throttle ? "THROTTLE twice" : "UNTHROTTLE while not throttled", h);
+		w->throttled[i] = throttle;
+		if (throttle) {
+			w->throttles[i]++;
+			w->throttles_here += i == 0;
+		} else {
+			w->unthrottles[i]++;
+		}
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		const char *comm = (const char *)&r[2];
+		if (i != 0 || h->size != 24 + sizeof(t) || ((const uint32_t *)r)[3] != tid) {
+			walk_bad(w, "a COMM record's fields", h);
+			return;
+		}
+		if (!strcmp(comm, "leaving")) {
+			w->cpu = -1;
+		} else if (!strncmp(comm, "on", 2)) {
+			w->cpu = comm[2] - '0';
+			w->throttles_here = 0;
+		}
+		break;
+	}
+	default:
+		walk_bad(w, "an unknown type", h);
+		return;
+	}
+}
+
+/* The records published since the last call; the reader's tail follows. */
+static void walk(struct ring_walk *w)
+{
+	static uint64_t r[64];
+	const char *data = (const char *)w->pc + w->pc->data_offset;
+	uint64_t head = __atomic_load_n(&w->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t mask = w->pc->data_size - 1;
+
+	while (w->pos < head) {
+		struct perf_event_header h;
+		for (size_t i = 0; i < sizeof(h); i++)
+			((char *)&h)[i] = data[(w->pos + i) & mask];
+		if (h.size < sizeof(h) || h.size % 8 || h.size > head - w->pos || h.size > sizeof(r)) {
+			walk_bad(w, "a torn header", &h);
+			w->pos = head;	/* nothing after it can be found */
+			break;
+		}
+		for (size_t i = 0; i < h.size; i++)
+			((char *)r)[i] = data[(w->pos + i) & mask];
+		walk_record(w, r);
+		w->records++;
+		w->pos += h.size;
+	}
+	__atomic_store_n(&w->pc->data_tail, w->pos, __ATOMIC_RELEASE);
+}
+
+/* Work with a PAUSE every 300 instructions: under QEMU 7.2's icount round robin a loop that
+ * never halts nor pauses on CPU 0 starves CPU 1 (README), whose timer unthrottles. */
+static void burst(void)
+{
+	for (int i = 0; i < 100; i++) {
+		perf_loop(100);
+		__builtin_ia32_pause();
+	}
+}
+
+static long write_text(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	long n = fd < 0 ? -1 : write(fd, s, strlen(s));
+
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+static int sampler(uint32_t type, uint64_t config, uint64_t period, bool comm)
+{
+	struct perf_event_attr a = perf_attr(type, config);
+
+	a.sample_period = period;
+	a.sample_type = WALK_ID;
+	a.sample_id_all = 1;
+	a.exclude_kernel = a.exclude_hv = 1;
+	a.disabled = 1;
+	a.comm = comm;
+	return perf_open(&a, 0, -1, -1, 0);
+}
+
+/* A cpu-clock sampler of this task, a task-clock one and (with a PMU) an instructions one that
+ * send their records into its ring, all throttled at once (the maximum rate lowered), as the
+ * task moves between CPUs 0 and 1: its records are written on its CPU only, the UNTHROTTLE
+ * records too (Linux's at sched-in, or at the tick of the CPU where the event runs). pmuos
+ * unthrottled from the timer of the CPU that throttled, and wrote the UNTHROTTLE record there,
+ * though the task had moved on and its other events sampled into the same ring on the CPU it
+ * had moved to (the PMU's from an NMI, which no lock keeps out): two CPUs writing one ring at
+ * once, which its writer (ring.c) does not allow for. The ring must stay whole. */
+TEST(unthrottle_on_the_cpu_where_the_task_runs)
+{
+	struct ring_walk w = { .cpu = -1 };
+	char rate[32] = "", comm[16] = "";
+	int fd[3];
+
+	need_two_cpus();
+	int f = open(MAX_RATE, O_RDONLY);
+	ASSERT_GE(f, 0);
+	ASSERT_GT(read(f, rate, sizeof(rate) - 1), 0);
+	close(f);
+	ASSERT_EQ(write_text(MAX_RATE, LOW_RATE), strlen(LOW_RATE));
+	ASSERT_EQ(prctl(PR_GET_NAME, comm), 0);
+	pin(0);
+	/* 10 us: 100,000 a second */
+	fd[0] = sampler(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 10000, true);
+	fd[1] = sampler(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 10000, false);
+	fd[2] = sampler(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3000, false);
+	ASSERT_GE(fd[0], 0);
+	ASSERT_GE(fd[1], 0);
+	if (fd[2] < 0)
+		ASSERT_TRUE(errno == ENOENT || errno == EOPNOTSUPP);	/* no PMU */
+	w.pc = perf_ring_map(fd[0], 16);
+	for (int i = 0; i < 3; i++) {
+		if (fd[i] < 0)
+			continue;
+		if (i)
+			ASSERT_EQ(perf_ioctl(fd[i], PERF_EVENT_IOC_SET_OUTPUT, fd[0]), 0);
+		ASSERT_EQ(perf_ioctl(fd[i], PERF_EVENT_IOC_ID, (unsigned long)&w.id[i]), 0);
+		ASSERT_EQ(perf_ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0), 0);
+	}
+	ASSERT_EQ(prctl(PR_SET_NAME, "on0"), 0);
+	for (int move = 0; move < MOVES; move++) {
+		int cpu = move % 2, bursts = 0;
+		/* Throttled here: unthrottled first, if it came throttled from the other CPU. */
+		for (walk(&w); !w.throttles_here && bursts < MAX_BURSTS; walk(&w), bursts++)
+			burst();
+		ASSERT_GT(w.throttles_here, 0);
+		ASSERT_EQ(prctl(PR_SET_NAME, "leaving"), 0);
+		pin(1 - cpu);
+		ASSERT_EQ(prctl(PR_SET_NAME, cpu ? "on0" : "on1"), 0);
+	}
+	for (int bursts = 0; !w.throttles_here && bursts < MAX_BURSTS; bursts++) {
+		burst();
+		walk(&w);
+	}
+	for (int i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			ASSERT_EQ(perf_ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0), 0);
+	walk(&w);
+	ktap_print("%u records; THROTTLE/UNTHROTTLE %u/%u, %u/%u and %u/%u", w.records,
+		   w.throttles[0], w.unthrottles[0], w.throttles[1], w.unthrottles[1],
+		   w.throttles[2], w.unthrottles[2]);
+	EXPECT_EQ(w.bad, 0);
+	EXPECT_EQ(w.elsewhere, 0);
+	EXPECT_GE(w.throttles[0], MOVES);
+	EXPECT_GE(w.unthrottles[0], MOVES - 1);
+	prctl(PR_SET_NAME, comm);
+	EXPECT_EQ(write_text(MAX_RATE, rate), strlen(rate));
+	perf_ring_unmap(w.pc);
+	for (int i = 2; i >= 0; i--)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	pin(-1);
+}
+
+/* Side-band records go only to events that can count where they are written (Linux's
+ * event_filter_match in perf_iterate_sb): a task's event bound to CPU 1 gets the COMM of a
+ * rename on CPU 1, not of one on CPU 0, where another CPU's events may share its ring. */
+TEST(side_band_of_a_cpu_bound_task_event_only_on_its_cpu)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	union {
+		struct perf_event_header h;
+		struct { struct perf_event_header h; uint32_t pid, tid; char comm[16]; } c;
+		uint64_t words[8];
+	} r;
+	char comm[16] = "";
+	uint64_t pos = 0;
+	int n = 0;
+
+	need_two_cpus();
+	a.comm = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_CPU;
+	ASSERT_EQ(prctl(PR_GET_NAME, comm), 0);
+	pin(0);
+	int fd = perf_open(&a, 0, 1, -1, 0);
+	ASSERT_GE(fd, 0);
+	struct perf_event_mmap_page *pc = perf_ring_map(fd, 1);
+	ASSERT_EQ(prctl(PR_SET_NAME, "on0"), 0);
+	pin(1);
+	ASSERT_EQ(prctl(PR_SET_NAME, "on1"), 0);
+	pin(0);
+	ASSERT_EQ(prctl(PR_SET_NAME, "on0 again"), 0);
+	while (perf_ring_find(pc, &pos, PERF_RECORD_COMM, &r, sizeof(r))) {
+		uint32_t cpu = (uint32_t)r.words[r.h.size / 8 - 1];	/* the trailer: CPU */
+		ktap_print("COMM \"%.15s\" written on CPU %u", r.c.comm, cpu);
+		EXPECT_STREQ(r.c.comm, "on1");
+		EXPECT_EQ(cpu, 1);
+		n++;
+	}
+	EXPECT_EQ(n, 1);
+	prctl(PR_SET_NAME, comm);
+	perf_ring_unmap(pc);
+	close(fd);
+	pin(-1);
+}
+
+static volatile int spin_stop, spinning;
+
+static void *spin_on_1(void *arg)
+{
+	(void)arg;
+	if (!pin_cpu(1))
+		return (void *)1;
+	spinning = 1;
+	while (!spin_stop)
+		perf_loop(1000);
+	return NULL;
+}
+
+/* A ring unmapped on CPU 0 while CPU 1's sampler writes it, over and over: the buffer goes only
+ * once no writer on CPU 1 is inside it (the event lets go of it there). The PMU's interrupt, an
+ * NMI, writes without the kernel lock: freed from CPU 0 meanwhile, a sample half written on
+ * CPU 1 went on into freed pages (or the free found it inside: a panic). Linux without a PMU
+ * samples cpu-clock instead. */
+TEST(ring_unmapped_while_another_cpu_writes_it)
+{
+	struct perf_event_attr a = perf_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	struct timespec nap = { 0, 30000 };
+	int samples = 0;
+	pthread_t th;
+	void *ret;
+
+	need_two_cpus();
+	pin(0);
+	a.sample_period = 2000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+	a.exclude_kernel = a.exclude_hv = 1;
+	int fd = perf_open(&a, -1, 1, -1, 0);
+	if (fd < 0 && (errno == ENOENT || errno == EOPNOTSUPP)) {
+		a = perf_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+		a.sample_period = 10000;	/* ns */
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+		fd = perf_open(&a, -1, 1, -1, 0);
+	}
+	ASSERT_GE(fd, 0);
+	close(fd);
+	spin_stop = spinning = 0;
+	ASSERT_EQ(pthread_create(&th, NULL, spin_on_1, NULL), 0);
+	while (!spinning)
+		nanosleep(&nap, NULL);
+	for (int i = 0; i < 300; i++) {
+		fd = perf_open(&a, -1, 1, -1, 0);
+		ASSERT_GE(fd, 0);
+		struct perf_event_mmap_page *pc = perf_ring_map(fd, 1);
+		nap.tv_nsec = 20000 + i % 7 * 3000;
+		nanosleep(&nap, NULL);
+		samples += pc->data_head != 0;
+		perf_ring_unmap(pc);	/* the last mapping: the buffer goes */
+		close(fd);
+	}
+	spin_stop = 1;
+	ASSERT_EQ(pthread_join(th, &ret), 0);
+	EXPECT_EQ(ret, NULL);
+	ktap_print("%d of 300 rings had samples when unmapped", samples);
+	EXPECT_GT(samples, 0);
+	pin(-1);
 }
