@@ -9,6 +9,8 @@ bits 16
 
 CR0_PE       equ 1 << 0
 CR0_WP       equ 1 << 16
+CR0_NW       equ 1 << 29
+CR0_CD       equ 1 << 30
 CR0_PG       equ 1 << 31
 CR4_PAE      equ 1 << 5
 MSR_EFER     equ 0xc0000080
@@ -36,6 +38,9 @@ trampoline_start:
 	wrmsr
 	o32 lgdt [TR(tr_gdt_ptr)]
 	mov eax, cr0
+	; INIT leaves the caches off (CR0 = 60000010H, SDM Vol. 3A 9.1.1): CD
+	; and NW go, or every access of this CPU would go to memory.
+	and eax, ~(CR0_CD | CR0_NW)
 	or eax, CR0_PE | CR0_PG | CR0_WP
 	mov cr0, eax
 	jmp far dword [TR(tr_far)]	; CS = the 64-bit code segment: long mode

@@ -5,6 +5,8 @@
 
 /* CR0/CR4/EFER bits (SDM Vol. 3A 2.5, 2.2.1) */
 #define CR0_WP		(1ul << 16)
+#define CR0_NW		(1ul << 29)
+#define CR0_CD		(1ul << 30)
 #define CR4_PGE		(1ul << 7)
 #define CR4_PCE		(1ul << 8)
 #define CR4_OSFXSR	(1ul << 9)

@@ -81,6 +81,23 @@ KTEST(smp_call_runs_on_each_cpu)
 	KEXPECT_EQ(smp_call_function_single(-1, whoami, NULL), -ENXIO);
 }
 
+static void read_cr0_here(void *arg)
+{
+	*(uint64_t *)arg = read_cr0();
+}
+
+/* INIT leaves an AP's caches off (CR0.CD and NW set); the trampoline turns
+ * them on, as the firmware did for CPU 0. TCG ignores both bits: on a real
+ * machine an AP with them set runs at memory speed. */
+KTEST(smp_every_cpu_caches_memory)
+{
+	for (int i = 0; i < nr_cpus; i++) {
+		uint64_t cr0 = 0;
+		KEXPECT_EQ(smp_call_function_single(i, read_cr0_here, &cr0), 0);
+		KEXPECT_EQ(cr0 & (CR0_CD | CR0_NW), 0);
+	}
+}
+
 /* Each CPU's LAPIC timer runs its own queue: a timer added on a CPU fires
  * there (timer_init_cpu). */
 static volatile int timer_fired_on;
