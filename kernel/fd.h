@@ -29,9 +29,10 @@ struct file_ops {
 	/* st_mode and st_size for fstat. */
 	void (*stat)(struct file *f, unsigned *mode, long *size);
 	void (*release)(struct file *f);
-	/* read takes no kernel lock (kernel_lock.c) and takes it itself for
-	 * what needs it: perf's, whose fast path issue 18 tunes. */
-	bool lockless_read;
+	/* read and ioctl take no kernel lock (kernel_lock.c) and take it
+	 * themselves for what needs it: perf's, whose fast paths issue 18
+	 * tunes (ioctl: but for the terminal's 'T' commands). */
+	bool lockless;
 	/* What /proc/PID/fd/N links to when the file has no inode:
 	 * "anon_inode:[perf_event]", "/dev/console". */
 	const char *name;

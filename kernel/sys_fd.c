@@ -32,28 +32,58 @@ static struct file *get(long fd)
 	return fd_get(current->fds, (unsigned int)fd);
 }
 
-/* read while the kernel lock is on (syscall.c's entry for it then): a
- * file whose read needs no kernel lock (a perf event's,
- * file_ops.lockless_read) is read without it; any other read takes the
- * lock. While the descriptor table is the caller's alone no other task can
- * close the file meanwhile, so no reference is taken; while threads share
- * it, the read holds one (fd_get_file), as Linux's fdget. */
-long sys_read_lockless(long fd, long ubuf, long n)
+/* read and ioctl while the kernel lock is on (syscall.c's entries for them
+ * then): a file whose ops need no kernel lock (a perf event's,
+ * file_ops.lockless) is used without it; any other takes the lock. While
+ * the descriptor table is the caller's alone no other task can close the
+ * file meanwhile, so no reference is taken (ref false); while threads share
+ * it, the call holds one (fd_get_file), as Linux's fdget. */
+static struct file *get_lockless(long fd, bool *ref)
 {
 	struct fd_table *t = current->fds;
-	bool shared = READ_ONCE(t->refs) > 1;	/* only this task makes it more */
-	struct file *f = shared ? fd_get_file(t, (unsigned int)fd) : get(fd);
+
+	*ref = READ_ONCE(t->refs) > 1;	/* only this task makes it more */
+	return *ref ? fd_get_file(t, (unsigned int)fd) : get(fd);
+}
+
+static void put_lockless(struct file *f, bool ref)
+{
+	if (ref && f)
+		file_put_unlocked(f);
+}
+
+long sys_read_lockless(long fd, long ubuf, long n)
+{
+	bool ref;
+	struct file *f = get_lockless(fd, &ref);
 	long ret;
 
-	if (f && f->ops->lockless_read && file_readable(f) && is_user_range(ubuf, n)) {
+	if (f && f->ops->lockless && file_readable(f) && is_user_range(ubuf, n)) {
 		ret = f->ops->read(f, (char *)ubuf, MIN((size_t)n, (size_t)MAX_RW_COUNT));
 	} else {
 		kernel_lock();
 		ret = sys_read(fd, ubuf, n);
 		kernel_unlock();
 	}
-	if (shared && f)
-		file_put_unlocked(f);
+	put_lockless(f, ref);
+	return ret;
+}
+
+long sys_ioctl_lockless(long fd, long cmd, long arg)
+{
+	bool ref;
+	struct file *f = get_lockless(fd, &ref);
+	unsigned c = cmd;
+	long ret;
+
+	if (f && f->ops->lockless && !(f->flags & O_PATH) && _IOC_TYPE(c) != 'T') {
+		ret = f->ops->ioctl(f, c, arg);
+	} else {
+		kernel_lock();
+		ret = sys_ioctl(fd, cmd, arg);
+		kernel_unlock();
+	}
+	put_lockless(f, ref);
 	return ret;
 }
 

@@ -205,8 +205,9 @@ long unknown_syscall(unsigned long nr)
 
 /* The syscalls that take no kernel lock (kernel_lock.c): what they touch is
  * the caller's own (issue 18 tunes the first three), or the clocks, which
- * take it for what is not (sys_clock_gettime). read decides for itself
- * (sys_read_lockless: without it for a perf event's fast path). */
+ * take it for what is not (sys_clock_gettime). read and ioctl decide for
+ * themselves (sys_read_lockless, sys_ioctl_lockless: without it for a
+ * perf event's fast paths). */
 static const unsigned lockless[] = { __NR_getpid, __NR_gettid, __NR_getcpu,
 				     __NR_clock_gettime, __NR_gettimeofday, __NR_time };
 
@@ -239,7 +240,11 @@ static syscall_fn entry_fn(unsigned long nr)
 		return NULL;
 	if (!kernel_lock_on || is_lockless(nr))
 		return table[nr];
-	return nr == __NR_read ? (syscall_fn)(void (*)(void))sys_read_lockless : syscall_locked;
+	if (nr == __NR_read)
+		return (syscall_fn)(void (*)(void))sys_read_lockless;
+	if (nr == __NR_ioctl)
+		return (syscall_fn)(void (*)(void))sys_ioctl_lockless;
+	return syscall_locked;
 }
 
 /* The syscalls that read or rewrite the whole user frame: on the fast path

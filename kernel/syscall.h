@@ -25,6 +25,7 @@ long sys_readv(long fd, long uiov, long iovcnt);
 long sys_writev(long fd, long uiov, long iovcnt);
 long sys_close(long fd);
 long sys_ioctl(long fd, long cmd, long arg);
+long sys_ioctl_lockless(long fd, long cmd, long arg);
 long sys_fcntl(long fd, long cmd, long arg);
 long sys_dup(long fd);
 long sys_dup2(long fd, long newfd);

@@ -3,6 +3,7 @@
  * PERF_EVENT_IOC_FLUSH (seed 000). */
 #include "internal.h"
 #include "../fd.h"
+#include "../kernel_lock.h"
 #include "../task.h"
 #include "../x86.h"
 #include "../mm/kmalloc.h"
@@ -136,14 +137,29 @@ static long set_output(struct perf_event *e, unsigned long arg)
 	return perf_event_set_output(e, out);
 }
 
-/* ioctl() of an event's file: RESET of one event without a ring, the
- * common case, first (process context, interrupts on: off around the PMU's
- * read, as perf_event_reset does). */
+/* An event of the caller's own task that counts wherever the task runs
+ * and has no copies (inherit): its context's lists, its PMU state and its
+ * ring's writers are on this CPU, where other CPUs' operations on it come
+ * by IPI (ctx_elsewhere, perf_event_call), which wait while interrupts are
+ * off here. So ENABLE, DISABLE and RESET of it, done here with interrupts
+ * off, need no kernel lock (sys_ioctl_lockless) and no IPI. */
+static bool own_event(const struct perf_event *e)
+{
+	const struct perf_event_context *ctx = e->ctx;
+
+	return ctx && ctx->task == current && e->cpu == -1 && !e->nr_copies;
+}
+
+/* ioctl() of an event's file: RESET, ENABLE and DISABLE of one event of
+ * the caller's own first (process context, interrupts on: off around the
+ * PMU's read, as perf_event_reset does); everything else inside the
+ * kernel lock. */
 long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 {
 	struct perf_event *e = f->priv;
 
-	if (likely(cmd == PERF_EVENT_IOC_RESET && !(arg & PERF_IOC_FLAG_GROUP))) {
+	if (likely(cmd == PERF_EVENT_IOC_RESET && !(arg & PERF_IOC_FLAG_GROUP) &&
+		   own_event(e))) {
 		if (unlikely(e->rb)) {
 			perf_event_reset(e);	/* its control page, where it is written */
 			return 0;
@@ -154,7 +170,15 @@ long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 		sti();
 		return 0;
 	}
-	return perf_ioctl(e, cmd, arg);
+	if ((cmd == PERF_EVENT_IOC_ENABLE || cmd == PERF_EVENT_IOC_DISABLE) &&
+	    !(arg & PERF_IOC_FLAG_GROUP) && own_event(e)) {
+		perf_events_set_enabled(&e, 1, cmd == PERF_EVENT_IOC_ENABLE);
+		return 0;
+	}
+	kernel_lock();
+	long ret = perf_ioctl(e, cmd, arg);
+	kernel_unlock();
+	return ret;
 }
 
 long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)

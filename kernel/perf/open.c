@@ -35,7 +35,7 @@ static void perf_file_release(struct file *f)
 static const struct file_ops perf_fops = {
 	.name = "anon_inode:[perf_event]",
 	.read = perf_file_read,
-	.lockless_read = true,
+	.lockless = true,
 	.ioctl = perf_file_ioctl,
 	.poll = perf_file_poll,
 	.mmap = perf_mmap,

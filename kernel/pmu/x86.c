@@ -251,7 +251,7 @@ static int x86_pmu_add(struct perf_event *e, int flags)
 	if (idx < 0)
 		return -EAGAIN;
 	this_cpuc()->used |= BIT_ULL(idx);
-	x86_pmu_counters_used++;
+	__atomic_fetch_add(&x86_pmu_counters_used, 1, __ATOMIC_RELAXED);	/* every CPU's */
 	this_cpuc()->events[idx] = e;
 	hw->idx = idx;
 	hw->config_base = x86_pmu.config_addr(idx);
@@ -272,7 +272,7 @@ static void x86_pmu_del(struct perf_event *e, int flags)
 		return;
 	x86_pmu_stop(e, PERF_EF_UPDATE);
 	this_cpuc()->used &= ~BIT_ULL(hw->idx);
-	x86_pmu_counters_used--;
+	__atomic_fetch_sub(&x86_pmu_counters_used, 1, __ATOMIC_RELAXED);
 	this_cpuc()->events[hw->idx] = NULL;
 	hw->idx = -1;
 	perf_event_update_userpage(e);

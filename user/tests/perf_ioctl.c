@@ -1,8 +1,12 @@
-/* user/tests/perf_ioctl.c: every perf ioctl's answer on a software event, PERF_IOC_FLAG_GROUP, prctl. */
+/* user/tests/perf_ioctl.c: every perf ioctl's answer on a software event, PERF_IOC_FLAG_GROUP, prctl;
+ * on pmuos, which ioctls go without the kernel lock. */
+#include "cpu.h"
 #include "ktap.h"
 #include "perf.h"
+#include "pmuos.h"
 
 #include <pmuos/perf_ext.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -336,4 +340,51 @@ TEST(prctl_enables_disabled_events)
 	EXPECT_GT(perf_value(fd), 0);
 	ASSERT_EQ(prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0), 0);
 	close(fd);
+}
+
+/* Acquisitions of pmuos's kernel lock by ENABLE, DISABLE and RESET of fd ten times each, less
+ * those of a read of the count file. */
+static long lock_taken_by_ioctls(int fd, unsigned long flags)
+{
+	long a = pmuos_kernel_lock_taken(0), b = pmuos_kernel_lock_taken(0);
+
+	for (int i = 0; i < 10; i++) {
+		EXPECT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, flags), 0);
+		EXPECT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, flags), 0);
+		EXPECT_EQ(perf_ioctl(fd, PERF_EVENT_IOC_RESET, flags), 0);
+	}
+	return pmuos_kernel_lock_taken(0) - b - (b - a);
+}
+
+static void *wait_for_a_byte(void *arg)
+{
+	char c;
+
+	return (void *)read(*(int *)arg, &c, 1);
+}
+
+/* pmuos: ENABLE, DISABLE and RESET of one event of the caller's own take no kernel lock, a
+ * thread's too (the descriptor table shared), and with PERF_IOC_FLAG_GROUP each takes it once. */
+TEST(own_event_ioctls_without_the_kernel_lock)
+{
+	pthread_t thread;
+	int p[2];
+
+	if (pmuos_kernel_lock_taken(0) < 0)
+		SKIP("no /sys/kernel/pmuos/kernel_lock (pmuos's; Linux has no kernel lock to count)");
+	if (online_cpus() < 2)
+		SKIP("one CPU: pmuos's kernel lock is off");
+	pin(0);
+	int fd = task_clock(true);
+	EXPECT_EQ(lock_taken_by_ioctls(fd, 0), 0);
+	EXPECT_EQ(lock_taken_by_ioctls(fd, PERF_IOC_FLAG_GROUP), 30);
+	ASSERT_EQ(pipe(p), 0);
+	ASSERT_EQ(pthread_create(&thread, NULL, wait_for_a_byte, &p[0]), 0);
+	EXPECT_EQ(lock_taken_by_ioctls(fd, 0), 0);
+	ASSERT_EQ(write(p[1], "x", 1), 1);
+	pthread_join(thread, NULL);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	pin(-1);
 }
