@@ -91,19 +91,11 @@ struct file *fd_get_file(struct fd_table *t, unsigned int fd)
 	return f;
 }
 
-/* A table no other task shares has no lockless reader but its own task,
- * which is here: its slots change without the lock (open and close stay
- * issue 18's figures). */
-struct file *fd_set_file(struct fd_table *t, unsigned int fd, struct file *f)
+struct file *fd_set_file_shared(struct fd_table *t, unsigned int fd, struct file *f)
 {
+	uint64_t flags = spin_lock_irqsave(&t->lock);
 	struct file *old = t->file[fd];
 
-	if (t->refs == 1) {
-		t->file[fd] = f;
-		return old;
-	}
-	uint64_t flags = spin_lock_irqsave(&t->lock);
-	old = t->file[fd];
 	t->file[fd] = f;
 	spin_unlock_irqrestore(&t->lock, flags);
 	return old;

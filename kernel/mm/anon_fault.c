@@ -26,10 +26,8 @@
 #include "../smp.h"
 #include <asm-generic/errno.h>
 
-void uspace_write_begin(struct uspace *us)
+void uspace_write_begin_smp(struct uspace *us)
 {
-	if (!kernel_lock_on)
-		return;		/* one CPU: every fault holds interrupts off */
 	/* Writers take turns by the kernel lock; a space no CPU has loaded
 	 * yet (exec's new one, before it runs) has no faulters nor other
 	 * writers. */
@@ -45,10 +43,8 @@ void uspace_write_begin(struct uspace *us)
 	}
 }
 
-void uspace_write_end(struct uspace *us)
+void uspace_write_end_smp(struct uspace *us)
 {
-	if (!kernel_lock_on)
-		return;
 	assert(us->writers > 0);
 	__atomic_store_n(&us->writers, us->writers - 1, __ATOMIC_RELEASE);
 }

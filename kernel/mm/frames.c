@@ -6,6 +6,7 @@
 #include "frames.h"
 #include "paging.h"
 #include "../kernel.h"
+#include "../kernel_lock.h"
 #include "../multiboot.h"
 #include "../panic.h"
 #include "../spinlock.h"
@@ -22,8 +23,26 @@ struct free_frame {
 
 /* The free list, the untouched ranges, the counts and every frame's
  * references: page faults of anonymous memory take frames without the
- * kernel lock (anon_fault.c). */
+ * kernel lock (anon_fault.c). While one CPU runs kernel code (the kernel
+ * lock off) interrupts off are the lock, as they were: a fork pays some
+ * 700 frame operations. */
 static struct spinlock frames_lock = SPINLOCK_INIT("frames");
+
+static uint64_t lock_frames(void)
+{
+	uint64_t flags = irq_save();
+
+	if (kernel_lock_on)
+		spin_lock(&frames_lock);
+	return flags;
+}
+
+static void unlock_frames(uint64_t flags)
+{
+	if (kernel_lock_on)
+		spin_unlock(&frames_lock);
+	irq_restore(flags);
+}
 static uint64_t free_head;
 struct frame_stats frame_stats;
 
@@ -128,7 +147,7 @@ static uint64_t take_untouched(void)
 
 uint64_t frame_alloc(void)
 {
-	uint64_t flags = spin_lock_irqsave(&frames_lock);
+	uint64_t flags = lock_frames();
 	uint64_t pa = free_head;
 
 	if (pa) {
@@ -143,7 +162,7 @@ uint64_t frame_alloc(void)
 		frame_stats.free--;
 		refs[pa / PAGE_SIZE] = 1;
 	}
-	spin_unlock_irqrestore(&frames_lock, flags);
+	unlock_frames(flags);
 	return pa;
 }
 
@@ -159,19 +178,19 @@ uint64_t frame_alloc_zeroed(void)
 void frame_free(uint64_t pa)
 {
 	assert(pa && IS_ALIGNED(pa, PAGE_SIZE) && pa < direct_map_end);
-	uint64_t flags = spin_lock_irqsave(&frames_lock);
+	uint64_t flags = lock_frames();
 	assert(refs[pa / PAGE_SIZE] > 0);
 	if (!--refs[pa / PAGE_SIZE])
 		push(pa);
-	spin_unlock_irqrestore(&frames_lock, flags);
+	unlock_frames(flags);
 }
 
 void frame_get(uint64_t pa)
 {
-	uint64_t flags = spin_lock_irqsave(&frames_lock);
+	uint64_t flags = lock_frames();
 	assert(refs[pa / PAGE_SIZE] > 0 && refs[pa / PAGE_SIZE] < UINT16_MAX);
 	refs[pa / PAGE_SIZE]++;
-	spin_unlock_irqrestore(&frames_lock, flags);
+	unlock_frames(flags);
 }
 
 unsigned frame_refs(uint64_t pa)
@@ -181,11 +200,11 @@ unsigned frame_refs(uint64_t pa)
 
 void frames_release(uint64_t start, uint64_t end)
 {
-	uint64_t flags = spin_lock_irqsave(&frames_lock);
+	uint64_t flags = lock_frames();
 
 	for (uint64_t pa = ALIGN_UP(start, PAGE_SIZE); pa + PAGE_SIZE <= end; pa += PAGE_SIZE) {
 		frame_stats.total++;
 		push(pa);
 	}
-	spin_unlock_irqrestore(&frames_lock, flags);
+	unlock_frames(flags);
 }

@@ -46,11 +46,6 @@ void tlb_shootdown(struct uspace *us)
 		smp_call_function_single(__builtin_ctzll(others), flush_here, us);
 }
 
-static bool loaded_elsewhere(struct uspace *us)
-{
-	return __atomic_load_n(&us->cpus_loaded, __ATOMIC_RELAXED) & ~BIT_ULL(smp_processor_id());
-}
-
 void tlb_gather_finish(struct tlb_gather *g)
 {
 	tlb_shootdown(g->us);
@@ -59,12 +54,8 @@ void tlb_gather_finish(struct tlb_gather *g)
 	g->n = 0;
 }
 
-void tlb_gather_free(struct tlb_gather *g, uint64_t pa)
+void tlb_gather_defer(struct tlb_gather *g, uint64_t pa)
 {
-	if (!loaded_elsewhere(g->us)) {
-		frame_free(pa);	/* this CPU's entries went with their invlpg */
-		return;
-	}
 	if (g->n == TLB_GATHER_MAX)
 		tlb_gather_finish(g);
 	g->frames[g->n++] = pa;

@@ -1,6 +1,9 @@
 /* TLB shootdown across CPUs (tlb.c). */
 #pragma once
 #include "../kernel.h"
+#include "frames.h"
+#include "uspace.h"
+#include "../percpu.h"
 
 struct uspace;
 
@@ -26,7 +29,14 @@ struct tlb_gather {
 };
 #define TLB_GATHER(us)	{ .us = (us) }
 /* Drop a reference to frame pa (frame_free) after the next shootdown. */
-void tlb_gather_free(struct tlb_gather *g, uint64_t pa);
+void tlb_gather_defer(struct tlb_gather *g, uint64_t pa);
+static inline void tlb_gather_free(struct tlb_gather *g, uint64_t pa)
+{
+	if (__atomic_load_n(&g->us->cpus_loaded, __ATOMIC_RELAXED) & ~BIT_ULL(smp_processor_id()))
+		tlb_gather_defer(g, pa);
+	else
+		frame_free(pa);	/* this CPU's entries went with their invlpg */
+}
 /* Shoot us's translations down on the other CPUs, then free what g holds. */
 void tlb_gather_finish(struct tlb_gather *g);
 /* us is being freed: no CPU keeps it in CR3 (this one included). */

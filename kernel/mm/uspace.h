@@ -2,6 +2,7 @@
  * regions (VMAs), the program break, demand-zero paging. */
 #pragma once
 #include "../kernel.h"
+#include "../kernel_lock.h"
 #include "../spinlock.h"
 
 /* VMA protections: Linux's PROT_* values */
@@ -124,8 +125,20 @@ int uspace_populate(struct uspace *us, uint64_t va, const void *src, size_t n);
  * tables, and no fault runs on us without the kernel lock; begin waits for
  * those under way. uspace_writing(us) holds them off to the end of the
  * enclosing block. */
-void uspace_write_begin(struct uspace *us);
-void uspace_write_end(struct uspace *us);
+void uspace_write_begin_smp(struct uspace *us);
+void uspace_write_end_smp(struct uspace *us);
+/* One CPU (the kernel lock off): every fault holds interrupts off, so
+ * there are no such faults to keep off. */
+static inline void uspace_write_begin(struct uspace *us)
+{
+	if (kernel_lock_on)
+		uspace_write_begin_smp(us);
+}
+static inline void uspace_write_end(struct uspace *us)
+{
+	if (kernel_lock_on)
+		uspace_write_end_smp(us);
+}
 static inline void uspace_write_end_at(struct uspace **us)
 {
 	uspace_write_end(*us);

@@ -154,12 +154,24 @@ static bool own_event(const struct perf_event *e)
  * the caller's own first (process context, interrupts on: off around the
  * PMU's read, as perf_event_reset does); everything else inside the
  * kernel lock. */
+/* Apart, so the fast paths keep few registers. */
+static __attribute__((noinline)) long ioctl_locked(struct perf_event *e, unsigned cmd,
+						   unsigned long arg)
+{
+	kernel_lock();
+	long ret = perf_ioctl(e, cmd, arg);
+	kernel_unlock();
+	return ret;
+}
+
 long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 {
 	struct perf_event *e = f->priv;
 
+	/* One CPU (the kernel lock off): any event's RESET; its copies are
+	 * perf_ioctl's. */
 	if (likely(cmd == PERF_EVENT_IOC_RESET && !(arg & PERF_IOC_FLAG_GROUP) &&
-		   own_event(e))) {
+		   !e->nr_copies && (likely(!kernel_lock_on) || own_event(e)))) {
 		if (unlikely(e->rb)) {
 			perf_event_reset(e);	/* its control page, where it is written */
 			return 0;
@@ -175,10 +187,7 @@ long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 		perf_events_set_enabled(&e, 1, cmd == PERF_EVENT_IOC_ENABLE);
 		return 0;
 	}
-	kernel_lock();
-	long ret = perf_ioctl(e, cmd, arg);
-	kernel_unlock();
-	return ret;
+	return ioctl_locked(e, cmd, arg);
 }
 
 long perf_ioctl(struct perf_event *e, unsigned cmd, unsigned long arg)
