@@ -1,7 +1,9 @@
-/* user/lib/file.c: whole-file reads for the tests. */
+/* user/lib/file.c: whole-file reads and writes for the tests. */
 #include "file.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 long slurp(const char *path, char *buf, size_t size)
@@ -16,4 +18,17 @@ long slurp(const char *path, char *buf, size_t size)
 	close(fd);
 	buf[len] = '\0';
 	return n < 0 ? -1 : len;
+}
+
+long write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -1;
+	long n = write(fd, text, strlen(text));
+	int err = errno;
+	close(fd);
+	errno = err;
+	return n;
 }

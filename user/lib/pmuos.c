@@ -1,7 +1,9 @@
 /* user/lib/pmuos.c: reading pmuos's own /sys files (persistent events, accounting, the kernel lock). */
 #include "pmuos.h"
+#include "cpu.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,4 +86,38 @@ long pmuos_kernel_lock_taken(int cpu)
 		if (sscanf(line, "cpu%d taken %ld", &c, &taken) == 2 && c == cpu)
 			return taken;
 	return -1;
+}
+
+const char *pmuos_kernel_lock_uncounted(void)
+{
+	if (pmuos_kernel_lock_taken(0) < 0)
+		return "no /sys/kernel/pmuos/kernel_lock (pmuos's; Linux has no kernel lock to count)";
+	if (online_cpus() < 2)
+		return "one CPU: pmuos's kernel lock is off";
+	return NULL;
+}
+
+static pthread_t sharer;
+static int sharer_pipe[2];
+
+static void *sharer_main(void *arg)
+{
+	char c;
+
+	(void)arg;
+	return (void *)read(sharer_pipe[0], &c, 1);
+}
+
+void pmuos_sharer_start(void)
+{
+	if (pipe(sharer_pipe) == 0)
+		pthread_create(&sharer, NULL, sharer_main, NULL);
+}
+
+void pmuos_sharer_stop(void)
+{
+	if (write(sharer_pipe[1], "x", 1) == 1)
+		pthread_join(sharer, NULL);
+	close(sharer_pipe[0]);
+	close(sharer_pipe[1]);
 }

@@ -13,5 +13,11 @@ uint64_t pmuos_persistent_first_id(void);
 long pmuos_accounting(const char *name);
 /* The kernel lock's acquisitions by cpu (/sys/kernel/pmuos/kernel_lock), or -1. */
 long pmuos_kernel_lock_taken(int cpu);
+/* Why a test cannot count them here, or NULL: Linux has no kernel lock, and pmuos's is off
+ * with one CPU. */
+const char *pmuos_kernel_lock_uncounted(void);
+/* A second thread that shares this one's descriptor table, asleep until stopped. */
+void pmuos_sharer_start(void);
+void pmuos_sharer_stop(void);
 
 #endif

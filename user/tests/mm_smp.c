@@ -23,10 +23,10 @@ static char *map_pages(size_t n)
  * anonymous pages in between, the same: those faults take no kernel lock. */
 TEST(anonymous_faults_take_no_kernel_lock)
 {
-	if (pmuos_kernel_lock_taken(0) < 0)
-		SKIP("no /sys/kernel/pmuos/kernel_lock (pmuos's; Linux has no kernel lock to count)");
-	if (online_cpus() < 2)
-		SKIP("one CPU: pmuos's kernel lock is off");
+	const char *why = pmuos_kernel_lock_uncounted();
+
+	if (why)
+		SKIP("%s", why);
 	pin(0);
 	char *p = map_pages(64);
 	ASSERT_TRUE(p != NULL);

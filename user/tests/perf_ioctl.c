@@ -6,7 +6,6 @@
 #include "pmuos.h"
 
 #include <pmuos/perf_ext.h>
-#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -356,35 +355,21 @@ static long lock_taken_by_ioctls(int fd, unsigned long flags)
 	return pmuos_kernel_lock_taken(0) - b - (b - a);
 }
 
-static void *wait_for_a_byte(void *arg)
-{
-	char c;
-
-	return (void *)read(*(int *)arg, &c, 1);
-}
-
 /* pmuos: ENABLE, DISABLE and RESET of one event of the caller's own take no kernel lock, a
  * thread's too (the descriptor table shared), and with PERF_IOC_FLAG_GROUP each takes it once. */
 TEST(own_event_ioctls_without_the_kernel_lock)
 {
-	pthread_t thread;
-	int p[2];
+	const char *why = pmuos_kernel_lock_uncounted();
 
-	if (pmuos_kernel_lock_taken(0) < 0)
-		SKIP("no /sys/kernel/pmuos/kernel_lock (pmuos's; Linux has no kernel lock to count)");
-	if (online_cpus() < 2)
-		SKIP("one CPU: pmuos's kernel lock is off");
+	if (why)
+		SKIP("%s", why);
 	pin(0);
 	int fd = task_clock(true);
 	EXPECT_EQ(lock_taken_by_ioctls(fd, 0), 0);
 	EXPECT_EQ(lock_taken_by_ioctls(fd, PERF_IOC_FLAG_GROUP), 30);
-	ASSERT_EQ(pipe(p), 0);
-	ASSERT_EQ(pthread_create(&thread, NULL, wait_for_a_byte, &p[0]), 0);
+	pmuos_sharer_start();
 	EXPECT_EQ(lock_taken_by_ioctls(fd, 0), 0);
-	ASSERT_EQ(write(p[1], "x", 1), 1);
-	pthread_join(thread, NULL);
-	close(p[0]);
-	close(p[1]);
+	pmuos_sharer_stop();
 	close(fd);
 	pin(-1);
 }

@@ -5,7 +5,6 @@
 #include "perf.h"
 #include "pmuos.h"
 
-#include <pthread.h>
 #include <unistd.h>
 
 #define ALL_ONE (PERF_FORMAT_TIMES | PERF_FORMAT_ID | PERF_FORMAT_LOST)
@@ -207,38 +206,24 @@ TEST(leader_close_splits_group)
 	close(s1);
 }
 
-static void *wait_for_close(void *arg)
-{
-	char c;
-
-	return (void *)read(*(int *)arg, &c, 1);
-}
-
 /* pmuos: a thread reads its counter without the kernel lock while another thread shares its
  * descriptor table (holding a reference across the read, as Linux's fdget). */
 TEST(threads_read_without_the_kernel_lock)
 {
-	pthread_t thread;
+	const char *why = pmuos_kernel_lock_uncounted();
 	uint64_t v;
-	int p[2];
 
-	if (pmuos_kernel_lock_taken(0) < 0)
-		SKIP("no /sys/kernel/pmuos/kernel_lock (pmuos's; Linux has no kernel lock to count)");
-	if (online_cpus() < 2)
-		SKIP("one CPU: pmuos's kernel lock is off");
+	if (why)
+		SKIP("%s", why);
 	pin(0);
 	int fd = perf_open_sw(PERF_COUNT_SW_TASK_CLOCK, 0, false, -1);
-	ASSERT_EQ(pipe(p), 0);
-	ASSERT_EQ(pthread_create(&thread, NULL, wait_for_close, &p[0]), 0);
+	pmuos_sharer_start();
 	long a = pmuos_kernel_lock_taken(0), b = pmuos_kernel_lock_taken(0);
 	for (int i = 0; i < 10; i++)
 		ASSERT_EQ(read(fd, &v, sizeof(v)), (long)sizeof(v));
 	long c = pmuos_kernel_lock_taken(0);
 	EXPECT_EQ(c - b, b - a);
-	ASSERT_EQ(write(p[1], "x", 1), 1);
-	pthread_join(thread, NULL);
-	close(p[0]);
-	close(p[1]);
+	pmuos_sharer_stop();
 	close(fd);
 	pin(-1);
 }

@@ -1,5 +1,6 @@
 /* user/tests/perf_records.c: side-band records (COMM, MMAP/MMAP2, SWITCH, EXIT) and their sample_id_all trailers. */
 #include "cpu.h"
+#include "file.h"
 #include "ktap.h"
 #include "perf.h"
 
@@ -161,16 +162,6 @@ TEST(comm_on_rename)
 
 static int rename_go[2];
 static volatile int renamer_tid;
-
-static long write_text(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	long n = fd < 0 ? -1 : write(fd, s, strlen(s));
-
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
 
 static void *rename_the_leader(void *arg)
 {

@@ -5,6 +5,7 @@
  * CPU every test says SKIP (the Linux oracle boots one: README, "SMP"). */
 #include "cpu.h"
 #include "itrace_decode.h"
+#include "file.h"
 #include "ktap.h"
 #include "perf.h"
 #include "pmuos.h"
@@ -698,16 +699,6 @@ static void burst(void)
 		perf_loop(100);
 		__builtin_ia32_pause();
 	}
-}
-
-static long write_text(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	long n = fd < 0 ? -1 : write(fd, s, strlen(s));
-
-	if (fd >= 0)
-		close(fd);
-	return n;
 }
 
 static int sampler(uint32_t type, uint64_t config, uint64_t period, bool comm)

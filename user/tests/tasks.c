@@ -219,17 +219,6 @@ static long read_long(const char *path, int field)
 	return strtol(p, NULL, 10);
 }
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-
-	if (fd < 0)
-		return -1;
-	int r = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
-	close(fd);
-	return r;
-}
-
 static void *idle_thread(void *arg)
 {
 	(void)arg;
@@ -260,7 +249,7 @@ TEST(fork_at_threads_max_is_eagain)
 	EXPECT_EQ(errno, EINVAL);
 	ASSERT_EQ(pipe(gate), 0);
 	snprintf(limit, sizeof(limit), "%ld", alive + HEADROOM);
-	ASSERT_EQ(write_text(THREADS_MAX, limit), 0);
+	ASSERT_EQ(write_text(THREADS_MAX, limit), (long)strlen(limit));
 	while (made < HEADROOM + 8) {
 		pid_t pid = fork();
 		if (pid == 0) {
@@ -278,7 +267,7 @@ TEST(fork_at_threads_max_is_eagain)
 	if (!thread_err)
 		pthread_join(t, NULL);
 	snprintf(limit, sizeof(limit), "%ld", old);
-	EXPECT_EQ(write_text(THREADS_MAX, limit), 0);
+	EXPECT_EQ(write_text(THREADS_MAX, limit), (long)strlen(limit));
 	close(gate[0]), close(gate[1]);
 	for (int i = 0; i < made; i++) {
 		EXPECT_EQ(waitpid(pids[i], &status, 0), pids[i]);
@@ -316,7 +305,7 @@ TEST(fork_when_pids_run_out_is_eagain)
 	EXPECT_EQ(errno, EINVAL);
 	ASSERT_EQ(pipe(gate), 0);
 	snprintf(limit, sizeof(limit), "%d", FEW_PIDS);
-	ASSERT_EQ(write_text(PID_MAX, limit), 0);
+	ASSERT_EQ(write_text(PID_MAX, limit), (long)strlen(limit));
 	while (made < MAX_FORKS) {
 		pid_t pid = fork();
 		if (pid == 0) {
@@ -331,7 +320,7 @@ TEST(fork_when_pids_run_out_is_eagain)
 		pids[made++] = pid;
 	}
 	snprintf(limit, sizeof(limit), "%ld", old);
-	EXPECT_EQ(write_text(PID_MAX, limit), 0);
+	EXPECT_EQ(write_text(PID_MAX, limit), (long)strlen(limit));
 	close(gate[0]), close(gate[1]);
 	for (int i = 0; i < made; i++) {
 		EXPECT_EQ(waitpid(pids[i], &status, 0), pids[i]);
