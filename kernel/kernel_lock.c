@@ -2,8 +2,8 @@
  * task structures were written for one CPU, with interrupts off as their
  * lock; rather than a spinlock in each of them at once, one lock serialises
  * all of that code across CPUs, as Linux 2.0's did: it is taken by every
- * syscall but the lockless ones (syscall.c: getpid, gettid, getcpu, and a
- * perf event's read while the descriptor table is the caller's alone), by
+ * syscall but the lockless ones (syscall.c: getpid, gettid, getcpu, the
+ * clock reads, and a perf event's fast read and ioctls of one's own event), by
  * exceptions and interrupts other than NMI, the IPIs and a page fault of
  * anonymous memory (traps.c, mm/anon_fault.c), by the exit work that
  * schedules or delivers signals (entry_work.c) and by the idle loop while

@@ -201,12 +201,12 @@ static int resolve_fault(struct pt_regs *regs, uint64_t addr)
 	return err;
 }
 
-bool task_user_fault_lockless(struct pt_regs *regs)
+bool task_user_fault_first(struct pt_regs *regs)
 {
 	uint64_t addr = read_cr2();
 
 	count_fault(regs, addr);
-	if (addr >= USER_END ||
+	if (!kernel_lock_on || addr >= USER_END ||
 	    uspace_fault_anon(current->us, addr, regs->error_code & PF_WRITE,
 			      regs->error_code & PF_INSTR))
 		return false;
@@ -220,13 +220,10 @@ bool task_kernel_fault_on_user(struct pt_regs *regs, uint64_t addr)
 	return resolve_fault(regs, addr) == 0;
 }
 
-/* A user page fault was counted by task_user_fault_lockless while the
- * kernel lock is on; with one CPU it comes here first. */
+/* A user page fault was counted by task_user_fault_first. */
 void task_user_exception(struct pt_regs *regs)
 {
 	if (regs->vector == X86_TRAP_PF) {
-		if (!kernel_lock_on)
-			count_fault(regs, read_cr2());
 		int err = resolve_fault(regs, read_cr2());
 		if (!err)
 			return;

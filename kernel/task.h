@@ -152,11 +152,11 @@ extern int task_init_status;
  * init's status (the machine halts with it). */
 int task_run_init(void);
 /* An exception raised by user code: demand paging, else a signal. */
-/* Every user page fault first while several CPUs run (the kernel lock on),
- * without the lock: counted, and if it is on anonymous memory not yet
- * there, resolved (mm/anon_fault.c): true if done; else it goes on to
+/* Every user page fault first, without the kernel lock: counted, and while
+ * several CPUs run (the lock on), resolved if it is on anonymous memory not
+ * yet there (mm/anon_fault.c): true if done; else it goes on to
  * task_user_exception under the lock. */
-bool task_user_fault_lockless(struct pt_regs *regs);
+bool task_user_fault_first(struct pt_regs *regs);
 void task_user_exception(struct pt_regs *regs);
 /* A page fault taken by the kernel on a user address (in a user copy):
  * true if demand paging resolved it. */

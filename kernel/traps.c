@@ -95,7 +95,7 @@ void trap_dispatch(struct pt_regs *regs, uint64_t entry_tsc)
 	 * of a threaded program); every other exception and interrupt may touch
 	 * what it guards, but the IPIs must not wait for it (their senders may
 	 * hold it). */
-	if (v == X86_TRAP_PF && kernel_lock_on && user_mode(regs) && task_user_fault_lockless(regs))
+	if (v == X86_TRAP_PF && user_mode(regs) && task_user_fault_first(regs))
 		return;
 	bool locked = v < 32 || !irq_lockless[v];
 	if (locked)

@@ -24,8 +24,8 @@ struct free_frame {
 /* The free list, the untouched ranges, the counts and every frame's
  * references: page faults of anonymous memory take frames without the
  * kernel lock (anon_fault.c). While one CPU runs kernel code (the kernel
- * lock off) interrupts off are the lock, as they were: a fork pays some
- * 700 frame operations. */
+ * lock off) interrupts off are the lock, as they were: a fork and exit
+ * make hundreds of frame operations. */
 static struct spinlock frames_lock = SPINLOCK_INIT("frames");
 
 static uint64_t lock_frames(void)

@@ -5,8 +5,6 @@
 #include "uspace.h"
 #include "../percpu.h"
 
-struct uspace;
-
 /* This CPU is loading us into CR3 (NULL: the kernel's tables); interrupts
  * off (uspace_activate). */
 void tlb_load(struct uspace *us);
@@ -27,7 +25,12 @@ struct tlb_gather {
 	unsigned n;
 	uint64_t frames[TLB_GATHER_MAX];
 };
-#define TLB_GATHER(us)	{ .us = (us) }
+/* Only us and n: an initializer would zero the 64 slots on every unmap. */
+static inline void tlb_gather_init(struct tlb_gather *g, struct uspace *us)
+{
+	g->us = us;
+	g->n = 0;
+}
 /* Drop a reference to frame pa (frame_free) after the next shootdown. */
 void tlb_gather_defer(struct tlb_gather *g, uint64_t pa);
 static inline void tlb_gather_free(struct tlb_gather *g, uint64_t pa)

@@ -224,11 +224,12 @@ static int split_range(struct uspace *us, uint64_t start, uint64_t end, bool unm
 int uspace_unmap(struct uspace *us, uint64_t start, uint64_t end)
 {
 	uspace_writing(us);
-	struct tlb_gather g = TLB_GATHER(us);
+	struct tlb_gather g;
 	struct vma **link = &us->vmas, *gone = NULL, **gone_tail = &gone;
 	uint64_t lo = end, hi = start;	/* what was unmapped */
 	int err = split_range(us, start, end, true);
 
+	tlb_gather_init(&g, us);
 	if (err)
 		return err;
 	while (*link) {
@@ -299,8 +300,9 @@ int uspace_protect(struct uspace *us, uint64_t start, uint64_t end, unsigned pro
 int uspace_discard(struct uspace *us, uint64_t start, uint64_t end)
 {
 	uspace_writing(us);
-	struct tlb_gather g = TLB_GATHER(us);
+	struct tlb_gather g;
 
+	tlb_gather_init(&g, us);
 	for (uint64_t a = start; a < end;) {
 		struct vma *v = vma_find(us, a);
 		if (!v)

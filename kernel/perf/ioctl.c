@@ -150,11 +150,8 @@ static bool own_event(const struct perf_event *e)
 	return ctx && ctx->task == current && e->cpu == -1 && !e->nr_copies;
 }
 
-/* ioctl() of an event's file: RESET, ENABLE and DISABLE of one event of
- * the caller's own first (process context, interrupts on: off around the
- * PMU's read, as perf_event_reset does); everything else inside the
- * kernel lock. */
-/* Apart, so the fast paths keep few registers. */
+/* Everything but the fast paths, inside the kernel lock; apart, so the
+ * fast paths keep few registers. */
 static __attribute__((noinline)) long ioctl_locked(struct perf_event *e, unsigned cmd,
 						   unsigned long arg)
 {
@@ -164,6 +161,9 @@ static __attribute__((noinline)) long ioctl_locked(struct perf_event *e, unsigne
 	return ret;
 }
 
+/* ioctl() of an event's file: RESET, ENABLE and DISABLE of one event of
+ * the caller's own first (process context, interrupts on: off around the
+ * PMU's read, as perf_event_reset does). */
 long perf_file_ioctl(struct file *f, unsigned cmd, unsigned long arg)
 {
 	struct perf_event *e = f->priv;

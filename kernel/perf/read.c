@@ -59,9 +59,9 @@ static __attribute__((noinline)) long read_locked(struct file *f, char *ubuf, si
  * on: off around the PMU's read, as perf_event_read_count does.
  *
  * Without the kernel lock (sys_read_lockless) on several CPUs, this reads
- * e alone. e lives as long as the caller's descriptor, which no other task
- * can close (the table is the caller's alone); a process that shares the
- * file (fork) drops only its own reference. An e active on this CPU stays
+ * e alone. e lives as long as the caller's hold on the file: its own
+ * descriptor while the table is the caller's alone, else a reference
+ * (fd_get_file); another task's close drops only its own. An e active on this CPU stays
  * so with interrupts off: other CPUs change it here by IPI, which waits;
  * one not active reads the count its last fold left. One active on another
  * CPU is read inside the lock, by IPI: four CPUs' threads reading each

@@ -210,7 +210,8 @@ KTEST(unmapped_frames_wait_for_the_other_cpus_flush)
 	for (int elsewhere = 0; elsewhere < 2; elsewhere++) {
 		if (elsewhere)
 			smp_call_function_single(1, load_here, us);
-		struct tlb_gather g = TLB_GATHER(us);
+		struct tlb_gather g;
+		tlb_gather_init(&g, us);
 		uint64_t pa = frame_alloc(), free = frame_stats.free;
 		unsigned long calls = smp_calls_taken(1);
 		KASSERT(pa);
