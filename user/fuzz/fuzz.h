@@ -100,6 +100,10 @@ void fz_mem_init(void);
 /* A pointer for the kernel to read len bytes of from: mostly buf itself, else NULL, unmapped,
  * kernel, non-canonical, or a copy of buf straddling the end of a page. */
 void *fz_in_ptr(const void *buf, size_t len);
+/* The same draws for a timeout of a wait that may block: ts itself, or a kernel address
+ * (EFAULT). Never the edge's copy (the page past it may be mapped by then) or arena memory,
+ * whose bytes can make a valid timeout of days, nor NULL (no timeout). */
+const void *fz_timeout_ptr(const void *ts, size_t len);
 /* A pointer for the kernel to write len bytes to: scratch memory or a bad pointer. */
 void *fz_out_ptr(size_t len);
 /* A writable scratch buffer of at least 2 pages (contents: anything). */

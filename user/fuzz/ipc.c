@@ -136,14 +136,14 @@ static void use(void)
 		 * (or bad) timeout, rem anywhere */
 		uint32_t *w = (uint32_t *)buf;
 		/* never a NULL timeout: that would be a wait for ever on a 0 */
-		const void *timeout = fz_in_ptr(&zero, sizeof(zero));
+		const void *timeout = fz_timeout_ptr(&zero, sizeof(zero));
 		*w = (uint32_t)fz_rand() & 1;
 		if (fz_one_in(2))
 			call(SYS_futex, (long)w, fz_one_in(2) ? FUTEX_WAIT_PRIVATE : FUTEX_WAIT,
 			     0, (long)(timeout ? timeout : &zero), 0);
 		else
 			call(SYS_clock_nanosleep, fz_below(8), fz_below(2) * TIMER_ABSTIME,
-			     (long)fz_in_ptr(&zero, sizeof(zero)), (long)fz_out_ptr(16), 0);
+			     (long)fz_timeout_ptr(&zero, sizeof(zero)), (long)fz_out_ptr(16), 0);
 		break;
 	}
 	default:

@@ -96,24 +96,40 @@ static void *bad_ptr(void)
 	return (void *)FZ_PICK(bad);
 }
 
-void *fz_in_ptr(const void *buf, size_t len)
+/* timeout: the same draws, but never memory whose bytes the kernel may read as something else
+ * (fz_timeout_ptr). */
+static void *in_ptr(const void *buf, size_t len, bool timeout)
 {
+	void *p;
+
 	switch (fz_below(16)) {
 	case 0:
-		return bad_ptr();
+		p = bad_ptr();
+		return timeout ? (void *)0xffffffff80000000ull : p;	/* NULL waits for ever */
 	case 1: {
 		/* a copy of buf whose first min(len, k) bytes fit before the page's end */
 		size_t k = len ? 1 + fz_below(len) : 0;
 		if (k > FZ_PAGE)
 			k = FZ_PAGE;
 		memcpy(edge + FZ_PAGE - k, buf, k);
-		return edge + FZ_PAGE - k;
+		return timeout ? (void *)buf : edge + FZ_PAGE - k;
 	}
 	case 2:
-		return arena_ptr();
+		p = arena_ptr();
+		return timeout ? (void *)buf : p;
 	default:
 		return (void *)buf;
 	}
+}
+
+void *fz_in_ptr(const void *buf, size_t len)
+{
+	return in_ptr(buf, len, false);
+}
+
+const void *fz_timeout_ptr(const void *ts, size_t len)
+{
+	return in_ptr(ts, len, true);
 }
 
 void *fz_out_ptr(size_t len)

@@ -232,10 +232,9 @@ static volatile int *futex_word(void)
 static void *futex_timeout(struct timespec *ts, bool absolute)
 {
 	switch (fz_below(6)) {
-	case 0:		/* a bad pointer, or a good one to a short timeout: scratch memory could
-			 * hold a valid one of hours, for a wait whose word matched */
+	case 0:		/* a bad pointer, or a good one to a short timeout */
 		ts->tv_sec = 0, ts->tv_nsec = absolute ? 0 : (long)fz_below(100000);
-		return fz_in_ptr(ts, sizeof(*ts));
+		return (void *)fz_timeout_ptr(ts, sizeof(*ts));
 	case 1: ts->tv_sec = -1, ts->tv_nsec = 0; break;
 	case 2: ts->tv_sec = 0, ts->tv_nsec = 1000000000; break;
 	default:
